@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"parley/internal/agent"
+	"parley/internal/chat"
+	"parley/internal/clientip"
+	"parley/internal/config"
+	"parley/internal/demo"
+	"parley/internal/manageapi"
+	"parley/internal/metrics"
+	"parley/internal/notify"
+	"parley/internal/ratelimit"
+	"parley/internal/server"
+	"parley/internal/store"
+	"parley/internal/widgetapi"
+)
+
+func serveCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(args, getenv, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "parley:", err)
+		return 2
+	}
+	if err := serve(ctx, cfg, stdout, stderr, nil); err != nil {
+		fmt.Fprintln(stderr, "parley:", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel)) // validated by config.Load
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// serve runs the service until ctx ends, then shuts down gracefully.
+// ready, when set, is told the address once the listener is open (tests
+// listen on port 0).
+func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, ready func(net.Addr)) error {
+	log := newLogger(cfg, stderr)
+	slog.SetDefault(log)
+
+	st, err := openStore(ctx, cfg.DB)
+	if err != nil {
+		return fmt.Errorf("opening the database: %w", err)
+	}
+	defer st.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	if cfg.Demo {
+		if err := seedDemo(ctx, st, cfg, ln.Addr(), stdout); err != nil {
+			ln.Close()
+			return fmt.Errorf("creating the demo account: %w", err)
+		}
+	}
+	if cfg.LLM.BaseURL != "" {
+		log.Warn("PARLEY_LLM_BASE_URL is set, but this version has only the built-in knowledge-base agent; it answers instead")
+	}
+
+	reg := metrics.NewRegistry()
+	m := server.NewMetrics(reg)
+	hub := notify.NewHub()
+	kb := agent.NewKB(st.Knowledge)
+	chatSvc := chat.New(chat.Options{
+		Store: st, Responder: kb, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
+	})
+	var limiter ratelimit.Limiter
+	if cfg.RateLimit > 0 {
+		limiter = ratelimit.NewMemory(cfg.RateLimit, time.Minute)
+	}
+	handler := server.New(server.Deps{
+		Store:    st,
+		Widget:   widgetapi.New(chatSvc),
+		Manage:   manageapi.New(st, chatSvc, kb),
+		Limiter:  limiter,
+		ClientIP: clientip.New(cfg.TrustedProxies),
+		Registry: reg,
+		Metrics:  m,
+		Logger:   log,
+		DemoKey:  func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+	})
+
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// Long enough for the longest long poll or the slowest AI answer.
+		WriteTimeout: max(chat.MaxPollWait, cfg.AITimeout) + 15*time.Second,
+		IdleTimeout:  2 * time.Minute,
+		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	srv.RegisterOnShutdown(chatSvc.Stop)
+
+	log.Info("parley listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", versionString())
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// seedDemo creates the demo account on an empty database and prints how to
+// try it. On later starts it prints the demo page only: the password and
+// token exist only as hashes by then.
+func seedDemo(ctx context.Context, st store.Store, cfg config.Config, addr net.Addr, stdout io.Writer) error {
+	creds, created, err := demo.Seed(ctx, st)
+	if err != nil {
+		return err
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = "http://localhost"
+		if tcp, ok := addr.(*net.TCPAddr); ok {
+			base = fmt.Sprintf("http://localhost:%d", tcp.Port)
+		}
+	}
+	if created {
+		fmt.Fprintf(stdout, `
+Parley created a demo account (shown once; only hashes are stored):
+  Demo page:   %s/demo
+  Widget key:  %s
+  Login:       %s
+  Password:    %s
+  API token:   %s   (Authorization: Bearer … on %s/api/v1/…)
+
+`, base, creds.WidgetKey, creds.Email, creds.Password, creds.APIToken, base)
+		return nil
+	}
+	if key := demo.WidgetKey(ctx, st); key != "" {
+		fmt.Fprintf(stdout, "Parley demo page: %s/demo (widget key %s)\n", base, key)
+	}
+	return nil
+}

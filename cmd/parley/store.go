@@ -1,0 +1,19 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"parley/internal/store"
+	"parley/internal/store/sqlite"
+)
+
+// openStore picks the database by the form of dsn: postgres:// URLs for
+// PostgreSQL, anything else is a SQLite file path (optionally "sqlite:PATH").
+func openStore(ctx context.Context, dsn string) (store.Store, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return nil, errors.New("PostgreSQL is not supported by this version yet; use a SQLite path")
+	}
+	return sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+}

@@ -1,0 +1,57 @@
+// Package agent answers visitors. Responder is the one interface the chat
+// service calls; the built-in knowledge-base agent (kb.go) implements it,
+// and an LLM-backed one can replace it without touching any caller.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"parley/internal/domain"
+)
+
+// Request is everything a responder may use to answer one visitor message.
+type Request struct {
+	Agent          domain.Agent
+	ConversationID string
+	Text           string
+	Lang           string // "en", "ro" or "ru"
+}
+
+// Reply is the agent's answer. Options become the chat response's
+// user_reply_options; nil when there are none.
+type Reply struct {
+	Text    string
+	Options []string
+}
+
+// Responder answers a visitor. It must honour ctx's deadline; the chat
+// service turns a missed deadline into a 504 and any other error into a 502.
+type Responder interface {
+	Respond(ctx context.Context, req Request) (Reply, error)
+}
+
+// privateConfigKeys are agent config entries visitors never see: the AI's
+// instructions and the LLM connection (which may hold an API key).
+var privateConfigKeys = []string{"instructions", "llm"}
+
+// PublicConfig returns the agent config as the widget may see it. A config
+// that is not a JSON object gives "{}".
+func PublicConfig(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return json.RawMessage(`{}`)
+	}
+	removed := false
+	for _, k := range privateConfigKeys {
+		if _, ok := m[k]; ok {
+			delete(m, k)
+			removed = true
+		}
+	}
+	if !removed {
+		return raw
+	}
+	out, _ := json.Marshal(m) // re-encoding a decoded map cannot fail
+	return out
+}

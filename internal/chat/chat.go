@@ -1,0 +1,126 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"parley/internal/agent"
+	"parley/internal/domain"
+	"parley/internal/store"
+)
+
+type ChatInput struct {
+	Key            string
+	ConversationID string
+	Text           string
+	VisitorID      string // optional; when sent it must be the conversation's visitor
+	Lang           string // en, ro or ru; "" means en
+}
+
+// ChatResult is one of the spec's two 200 bodies: Handoff true means an
+// operator handles the conversation (the AI did not answer).
+type ChatResult struct {
+	Handoff  bool
+	Response string
+	Options  []string
+}
+
+// Chat stores the visitor's message and, while the AI handles the
+// conversation, returns the AI's reply. The message is stored before the AI
+// is asked, so an AI failure (502/504) never loses it.
+func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
+	if err := checkKey(in.Key); err != nil {
+		return ChatResult{}, err
+	}
+	if in.ConversationID == "" {
+		return ChatResult{}, domain.Invalid("conversation_id is required")
+	}
+	if err := checkText(in.Text); err != nil {
+		return ChatResult{}, err
+	}
+	lang, err := NormalizeLang(in.Lang)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if err := checkVisitorID(in.VisitorID); err != nil {
+		return ChatResult{}, err
+	}
+	ag, conv, err := s.conversation(ctx, in.Key, in.ConversationID)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if in.VisitorID != "" && in.VisitorID != conv.VisitorID {
+		return ChatResult{}, domain.ErrConversationInvalid
+	}
+
+	_, mode, err := s.store.AddMessage(ctx, store.NewMessage{
+		ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(),
+	})
+	if err != nil {
+		return ChatResult{}, err
+	}
+	s.notifier.Publish(conv.ID) // the dashboard's live view
+	if mode == domain.ModeHuman {
+		return ChatResult{Handoff: true}, nil
+	}
+
+	reply, err := s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: in.Text, Lang: lang})
+	if err != nil {
+		return ChatResult{}, err
+	}
+	// Stored only if no operator took over while the AI was thinking: from
+	// the takeover on, the visitor must hear from the human alone.
+	_, _, err = s.store.AddMessage(ctx, store.NewMessage{
+		ConversationID: conv.ID, Role: domain.RoleAI, Text: reply.Text, CreatedAt: s.now(),
+		RequireMode: domain.ModeAI,
+	})
+	if errors.Is(err, domain.ErrModeChanged) {
+		return ChatResult{Handoff: true}, nil
+	}
+	if err != nil {
+		return ChatResult{}, err
+	}
+	s.notifier.Publish(conv.ID)
+	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
+}
+
+// ask calls the responder within the AI timeout and turns its failures into
+// the two errors the spec names. The cause is logged, never shown.
+func (s *Service) ask(ctx context.Context, req agent.Request) (agent.Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.aiTimeout)
+	defer cancel()
+	start := time.Now()
+	reply, err := s.responder.Respond(ctx, req)
+	switch {
+	case err == nil && reply.Text == "":
+		s.log.WarnContext(ctx, "AI returned an empty reply", "agent", req.Agent.ID)
+		err = domain.ErrAIUnavailable
+	case err == nil:
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		s.log.WarnContext(ctx, "AI timed out", "agent", req.Agent.ID, "timeout", s.aiTimeout)
+		err = domain.ErrAITimeout
+	default:
+		s.log.ErrorContext(ctx, "AI failed", "agent", req.Agent.ID, "err", err)
+		err = domain.ErrAIUnavailable
+	}
+	s.observer.AIDone(time.Since(start), err)
+	return reply, err
+}
+
+// conversation resolves the key and checks that the conversation belongs to
+// its agent. Any mismatch is the spec's "conversation is invalid" (403).
+func (s *Service) conversation(ctx context.Context, key, id string) (domain.Agent, domain.Conversation, error) {
+	ag, err := s.store.AgentByKey(ctx, key)
+	if err != nil {
+		return domain.Agent{}, domain.Conversation{}, err
+	}
+	conv, err := s.store.Conversation(ctx, id)
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && conv.AgentID != ag.ID) {
+		return domain.Agent{}, domain.Conversation{}, domain.ErrConversationInvalid
+	}
+	if err != nil {
+		return domain.Agent{}, domain.Conversation{}, err
+	}
+	return ag, conv, nil
+}

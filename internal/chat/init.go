@@ -1,0 +1,71 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+
+	"parley/internal/agent"
+	"parley/internal/domain"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+type InitInput struct {
+	Key       string
+	VisitorID string // optional: a returning visitor's id
+	PageURL   string // optional
+}
+
+type InitResult struct {
+	ConversationID string
+	VisitorID      string
+	ChatbotName    string
+	Config         json.RawMessage // public part of the agent's config
+}
+
+// Init starts a conversation. It counts against the account's monthly
+// allowance; a blocked account gets domain.ErrQuota or domain.ErrSpendCap.
+func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
+	if err := checkKey(in.Key); err != nil {
+		return InitResult{}, err
+	}
+	if err := checkVisitorID(in.VisitorID); err != nil {
+		return InitResult{}, err
+	}
+	if utf8.RuneCountInString(in.PageURL) > MaxPageURLChars {
+		return InitResult{}, domain.Invalid("page_url is longer than 2048 characters")
+	}
+	ag, err := s.store.AgentByKey(ctx, in.Key)
+	if err != nil {
+		return InitResult{}, err
+	}
+	visitor := in.VisitorID
+	if visitor == "" {
+		visitor = secret.VisitorID()
+	}
+	conv, err := s.store.CreateConversation(ctx, store.NewConversation{
+		ID:        secret.ConversationID(),
+		AgentID:   ag.ID,
+		AccountID: ag.AccountID,
+		VisitorID: visitor,
+		PageURL:   in.PageURL,
+		CreatedAt: s.now(),
+	})
+	switch {
+	case errors.Is(err, domain.ErrQuota):
+		s.observer.QuotaRefused("quota")
+	case errors.Is(err, domain.ErrSpendCap):
+		s.observer.QuotaRefused("spend_cap")
+	}
+	if err != nil {
+		return InitResult{}, err
+	}
+	return InitResult{
+		ConversationID: conv.ID,
+		VisitorID:      visitor,
+		ChatbotName:    ag.ChatbotName,
+		Config:         agent.PublicConfig(ag.Config),
+	}, nil
+}

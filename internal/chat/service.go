@@ -1,0 +1,88 @@
+// Package chat holds the rules of a conversation: starting one against the
+// quota, storing every visitor message before anything else can fail,
+// letting the AI answer only while no human handles the conversation, and
+// the operator's takeover, reply and release. HTTP handlers (widgetapi,
+// manageapi) only decode requests, call these methods and encode results.
+package chat
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"parley/internal/agent"
+	"parley/internal/notify"
+	"parley/internal/store"
+)
+
+// Service is the chat logic over a store, a responder and a notifier.
+type Service struct {
+	store     store.Store
+	responder agent.Responder
+	notifier  notify.Notifier
+	aiTimeout time.Duration
+	now       func() time.Time
+	log       *slog.Logger
+	stopping  chan struct{}
+	stopOnce  sync.Once
+	observer  Observer
+	waiting   atomic.Int64 // long polls waiting now
+}
+
+// Observer is told how AI calls and quota checks go, for metrics.
+type Observer interface {
+	AIDone(d time.Duration, err error) // err is nil, ErrAITimeout or ErrAIUnavailable
+	QuotaRefused(reason string)        // "quota" or "spend_cap"
+}
+
+type nopObserver struct{}
+
+func (nopObserver) AIDone(time.Duration, error) {}
+func (nopObserver) QuotaRefused(string)         {}
+
+// Options configure a Service. Store, Responder and Notifier are required.
+type Options struct {
+	Store     store.Store
+	Responder agent.Responder
+	Notifier  notify.Notifier
+	AITimeout time.Duration    // default 30s
+	Now       func() time.Time // default time.Now
+	Logger    *slog.Logger     // default slog.Default()
+	Observer  Observer         // default: none
+}
+
+func New(o Options) *Service {
+	s := &Service{
+		store:     o.Store,
+		responder: o.Responder,
+		notifier:  o.Notifier,
+		aiTimeout: o.AITimeout,
+		now:       o.Now,
+		log:       o.Logger,
+		stopping:  make(chan struct{}),
+		observer:  o.Observer,
+	}
+	if s.aiTimeout <= 0 {
+		s.aiTimeout = 30 * time.Second
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.observer == nil {
+		s.observer = nopObserver{}
+	}
+	return s
+}
+
+// Stop makes waiting long polls return at once, so a graceful shutdown does
+// not wait for them. Call it when the server starts shutting down; later
+// calls do nothing.
+func (s *Service) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
+
+// Waiting is the number of long polls waiting now (a metric, and a way for
+// tests to know a poll is parked without sleeping).
+func (s *Service) Waiting() int { return int(s.waiting.Load()) }

@@ -1,0 +1,130 @@
+// Package config reads Parley's settings from flags and environment
+// variables. A flag overrides the variable of the same setting.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"parley/internal/clientip"
+)
+
+// Config is everything `parley serve` needs.
+type Config struct {
+	Addr           string
+	DB             string // SQLite path, "sqlite:PATH", or later "postgres://..."
+	RateLimit      int    // widget requests per IP per minute; 0 disables
+	TrustedProxies []netip.Prefix
+	BaseURL        string // public URL for embed snippets; "" uses the request's host
+	Demo           bool   // create the demo account on an empty database
+	LogFormat      string // "text" or "json"
+	LogLevel       string // "debug", "info", "warn", "error"
+	AITimeout      time.Duration
+	LLM            LLM
+}
+
+// LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
+// knowledge-base agent answers.
+type LLM struct {
+	BaseURL string
+	APIKey  string
+	Model   string
+}
+
+// Defaults.
+const (
+	DefaultAddr = ":8080"
+	DefaultDB   = "parley-data/parley.db"
+)
+
+// setting ties a flag to its environment variable.
+type setting struct {
+	flag, env, def, usage string
+}
+
+var settings = []setting{
+	{"addr", "PARLEY_ADDR", DefaultAddr, "address to listen on"},
+	{"db", "PARLEY_DB", DefaultDB, "database: a SQLite file path, sqlite:PATH or postgres://…"},
+	{"rate-limit", "PARLEY_RATE_LIMIT", "30", "widget API requests per client IP per minute (0 disables)"},
+	{"trusted-proxies", "PARLEY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
+	{"base-url", "PARLEY_BASE_URL", "", "public base URL used in embed snippets (default: the request's host)"},
+	{"demo", "PARLEY_DEMO", "true", "create a demo account, agent and page on an empty database"},
+	{"log-format", "PARLEY_LOG_FORMAT", "text", "log format: text or json"},
+	{"log-level", "PARLEY_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
+	{"ai-timeout", "PARLEY_AI_TIMEOUT", "30s", "how long the AI may take to answer (Go duration)"},
+	{"llm-base-url", "PARLEY_LLM_BASE_URL", "", "OpenAI-compatible API base URL (default: the built-in knowledge-base agent)"},
+	{"llm-api-key", "PARLEY_LLM_API_KEY", "", "API key for the LLM backend"},
+	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
+}
+
+// Load parses args (without the command name) over the environment.
+// getenv is os.Getenv in production and a map in tests.
+func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("parley serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	vals := make(map[string]*string, len(settings))
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		vals[s.flag] = fs.String(s.flag, def, fmt.Sprintf("%s (env %s)", s.usage, s.env))
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	get := func(name string) string { return strings.TrimSpace(*vals[name]) }
+
+	c := Config{
+		Addr: get("addr"), DB: get("db"), BaseURL: strings.TrimRight(get("base-url"), "/"),
+		LogFormat: get("log-format"), LogLevel: get("log-level"),
+		LLM: LLM{BaseURL: get("llm-base-url"), APIKey: get("llm-api-key"), Model: get("llm-model")},
+	}
+	var errs []error
+	var err error
+	if c.RateLimit, err = strconv.Atoi(get("rate-limit")); err != nil || c.RateLimit < 0 {
+		errs = append(errs, fmt.Errorf("rate limit %q: want a whole number ≥ 0", get("rate-limit")))
+	}
+	if c.TrustedProxies, err = clientip.ParsePrefixes(get("trusted-proxies")); err != nil {
+		errs = append(errs, fmt.Errorf("trusted proxies: %w", err))
+	}
+	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
+		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))
+	}
+	if c.AITimeout, err = time.ParseDuration(get("ai-timeout")); err != nil || c.AITimeout <= 0 {
+		errs = append(errs, fmt.Errorf("AI timeout %q: want a positive Go duration such as 30s", get("ai-timeout")))
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel))
+	}
+	if c.DB == "" {
+		errs = append(errs, errors.New("db must not be empty"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// DBFlag registers only the --db flag (with PARLEY_DB as its default) on
+// fs, for the admin commands that act on the database.
+func DBFlag(fs *flag.FlagSet, getenv func(string) string) *string {
+	def := DefaultDB
+	if v := getenv("PARLEY_DB"); v != "" {
+		def = v
+	}
+	return fs.String("db", def, "database: a SQLite file path, sqlite:PATH or postgres://… (env PARLEY_DB)")
+}

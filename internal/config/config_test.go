@@ -1,0 +1,67 @@
+package config
+
+import (
+	"io"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.DB != "parley-data/parley.db" || c.RateLimit != 30 || !c.Demo ||
+		c.AITimeout != 30*time.Second || c.LogFormat != "text" || len(c.TrustedProxies) != 0 || c.LLM.BaseURL != "" {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestFlagsOverrideEnv(t *testing.T) {
+	e := env(map[string]string{
+		"PARLEY_ADDR": ":9000", "PARLEY_RATE_LIMIT": "0", "PARLEY_DEMO": "false",
+		"PARLEY_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1", "PARLEY_AI_TIMEOUT": "5s",
+		"PARLEY_BASE_URL": "https://chat.example.com/", "PARLEY_LOG_FORMAT": "json",
+	})
+	c, err := Load([]string{"--addr", "127.0.0.1:7000", "--rate-limit=12"}, e, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:7000" || c.RateLimit != 12 {
+		t.Fatalf("flags did not override env: %+v", c)
+	}
+	if c.Demo || c.AITimeout != 5*time.Second || c.BaseURL != "https://chat.example.com" || c.LogFormat != "json" {
+		t.Fatalf("env not applied: %+v", c)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[0] != want[0] || c.TrustedProxies[1] != want[1] {
+		t.Fatalf("trusted proxies = %v, want %v", c.TrustedProxies, want)
+	}
+}
+
+func TestBadValues(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"PARLEY_RATE_LIMIT": "-1"}, nil, "rate limit"},
+		{map[string]string{"PARLEY_RATE_LIMIT": "ten"}, nil, "rate limit"},
+		{map[string]string{"PARLEY_TRUSTED_PROXIES": "not-a-cidr"}, nil, "trusted proxies"},
+		{map[string]string{"PARLEY_DEMO": "maybe"}, nil, "demo"},
+		{map[string]string{"PARLEY_AI_TIMEOUT": "30"}, nil, "AI timeout"},
+		{map[string]string{"PARLEY_LOG_FORMAT": "xml"}, nil, "log format"},
+		{nil, []string{"--nope"}, "flag provided but not defined"},
+		{nil, []string{"extra"}, "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		_, err := Load(tt.args, env(tt.env), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("env %v args %v: err = %v, want it to mention %q", tt.env, tt.args, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+// Package domain holds Parley's core types and the errors that cross package
+// boundaries. It has no behaviour and imports nothing of Parley's, so every
+// other package can depend on it.
+package domain
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Mode is who answers a conversation: the AI agent or a human operator.
+type Mode string
+
+const (
+	ModeAI    Mode = "ai"
+	ModeHuman Mode = "human"
+)
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	RoleVisitor  Role = "visitor"
+	RoleAI       Role = "ai"
+	RoleOperator Role = "operator"
+)
+
+// Limits are an account's billing limits. Overage is on when
+// OveragePriceCents > 0; SpendCapCents bounds the overage cost per period.
+type Limits struct {
+	MonthlyConversations int   `json:"monthly_conversations"`
+	OveragePriceCents    int64 `json:"overage_price_cents"`
+	SpendCapCents        int64 `json:"spend_cap_cents"`
+}
+
+// DefaultLimits are a new account's limits: 100 conversations a month,
+// overage off.
+var DefaultLimits = Limits{MonthlyConversations: 100}
+
+// Account is a customer of the instance: it owns agents and conversations.
+type Account struct {
+	ID           string
+	Email        string
+	Name         string
+	PasswordHash string
+	Limits       Limits
+	CreatedAt    time.Time
+}
+
+// Agent is a chatbot an account configures. Config is a JSON object; the
+// keys listed in PrivateConfigKeys are never shown to visitors.
+type Agent struct {
+	ID          string
+	AccountID   string
+	ChatbotName string
+	Config      json.RawMessage
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// KnowledgeEntry is one question-and-answer pair the knowledge-base agent
+// answers from. Lang is empty when the entry fits every language.
+type KnowledgeEntry struct {
+	ID       string `json:"id,omitempty"`
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	Lang     string `json:"lang,omitempty"`
+}
+
+// WidgetKey is the public identifier ("wk_...") that selects an agent.
+type WidgetKey struct {
+	Key       string
+	AgentID   string
+	AccountID string
+	Active    bool
+	CreatedAt time.Time
+}
+
+// Conversation is one chat session started by init.
+type Conversation struct {
+	ID            string
+	AgentID       string
+	AccountID     string
+	VisitorID     string
+	PageURL       string
+	Mode          Mode
+	CreatedAt     time.Time
+	LastMessageAt time.Time // zero until the first message
+	LastMessage   string    // text of the newest message, "" when none
+}
+
+// Message is one stored message. Seq orders the messages of the whole
+// instance: later messages have larger Seq, which makes it a stable cursor.
+type Message struct {
+	Seq            int64
+	ConversationID string
+	Role           Role
+	Text           string
+	OperatorName   string // set for RoleOperator
+	CreatedAt      time.Time
+}
+
+// Usage is an account's consumption in one billing period (a UTC month,
+// named "2006-01").
+type Usage struct {
+	Period               string
+	Conversations        int   // all conversations created, overage included
+	OverageConversations int   // those beyond the allowance
+	OverageCents         int64 // what the overage conversations cost
+}
+
+// APIToken authenticates an account on the management API. Only the hash of
+// the token is stored.
+type APIToken struct {
+	ID        string
+	AccountID string
+	Name      string
+	CreatedAt time.Time
+}

@@ -1,0 +1,162 @@
+package manageapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"parley/internal/domain"
+	"parley/internal/httpx"
+	"parley/internal/store"
+)
+
+type conversationSummary struct {
+	ID            string      `json:"id"`
+	AgentID       string      `json:"agent_id"`
+	VisitorID     string      `json:"visitor_id"`
+	Mode          domain.Mode `json:"mode"`
+	PageURL       string      `json:"page_url"`
+	CreatedAt     time.Time   `json:"created_at"`
+	LastMessageAt *time.Time  `json:"last_message_at"` // null before the first message
+	LastMessage   string      `json:"last_message"`
+}
+
+type messageJSON struct {
+	ID           string      `json:"id"`
+	Role         domain.Role `json:"role"`
+	Text         string      `json:"text"`
+	CreatedAt    time.Time   `json:"created_at"`
+	OperatorName string      `json:"operator_name,omitempty"`
+}
+
+func toSummary(c domain.Conversation) conversationSummary {
+	s := conversationSummary{
+		ID: c.ID, AgentID: c.AgentID, VisitorID: c.VisitorID, Mode: c.Mode, PageURL: c.PageURL,
+		CreatedAt: c.CreatedAt, LastMessage: c.LastMessage,
+	}
+	if !c.LastMessageAt.IsZero() {
+		t := c.LastMessageAt
+		s.LastMessageAt = &t
+	}
+	return s
+}
+
+func toMessageJSON(m domain.Message) messageJSON {
+	return messageJSON{ID: strconv.FormatInt(m.Seq, 10), Role: m.Role, Text: m.Text, CreatedAt: m.CreatedAt, OperatorName: m.OperatorName}
+}
+
+// ListConversations: newest first; filters agent_id and mode; pages of
+// limit (1-100, default 50) with the opaque next_cursor passed as cursor.
+func (a *API) ListConversations(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := store.ConversationFilter{AgentID: q.Get("agent_id"), Mode: domain.Mode(q.Get("mode")), Before: q.Get("cursor")}
+	switch f.Mode {
+	case "", domain.ModeAI, domain.ModeHuman:
+	default:
+		httpx.Error(w, r, domain.Invalid("mode must be ai or human"))
+		return
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			httpx.Error(w, r, domain.Invalid("limit must be a whole number from 1 to 100"))
+			return
+		}
+		f.Limit = n
+	}
+	page, err := a.store.Conversations(r.Context(), account(r).ID, f)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	out := struct {
+		Conversations []conversationSummary `json:"conversations"`
+		NextCursor    string                `json:"next_cursor,omitempty"`
+	}{Conversations: make([]conversationSummary, 0, len(page.Conversations)), NextCursor: page.Next}
+	for _, c := range page.Conversations {
+		out.Conversations = append(out.Conversations, toSummary(c))
+	}
+	httpx.JSON(w, http.StatusOK, out)
+}
+
+func (a *API) GetConversation(w http.ResponseWriter, r *http.Request) {
+	conv, err := a.ownConversation(r)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	msgs, err := a.store.Messages(r.Context(), conv.ID)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	out := struct {
+		conversationSummary
+		Messages []messageJSON `json:"messages"`
+	}{conversationSummary: toSummary(conv), Messages: make([]messageJSON, 0, len(msgs))}
+	for _, m := range msgs {
+		out.Messages = append(out.Messages, toMessageJSON(m))
+	}
+	httpx.JSON(w, http.StatusOK, out)
+}
+
+func (a *API) ownConversation(r *http.Request) (domain.Conversation, error) {
+	conv, err := a.store.Conversation(r.Context(), r.PathValue("id"))
+	if err == nil && conv.AccountID != account(r).ID {
+		return domain.Conversation{}, domain.ErrNotFound
+	}
+	return conv, err
+}
+
+type modeResponse struct {
+	ID      string      `json:"id"`
+	Mode    domain.Mode `json:"mode"`
+	Changed bool        `json:"changed"`
+}
+
+func (a *API) TakeOver(w http.ResponseWriter, r *http.Request) {
+	changed, err := a.chat.TakeOver(r.Context(), account(r).ID, r.PathValue("id"))
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, modeResponse{ID: r.PathValue("id"), Mode: domain.ModeHuman, Changed: changed})
+}
+
+func (a *API) Release(w http.ResponseWriter, r *http.Request) {
+	changed, err := a.chat.Release(r.Context(), account(r).ID, r.PathValue("id"))
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, modeResponse{ID: r.PathValue("id"), Mode: domain.ModeAI, Changed: changed})
+}
+
+// OperatorMessage posts an operator reply; it takes the conversation over
+// if the AI was handling it. operator_name defaults to the account's name.
+func (a *API) OperatorMessage(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Text         *string `json:"text"`
+		OperatorName string  `json:"operator_name"`
+	}
+	if err := httpx.Decode(w, r, &in); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	if in.Text == nil {
+		httpx.Error(w, r, domain.Invalid("text is required"))
+		return
+	}
+	acc := account(r)
+	name := strings.TrimSpace(in.OperatorName)
+	if name == "" {
+		name = acc.Name
+	}
+	msg, err := a.chat.OperatorReply(r.Context(), acc.ID, r.PathValue("id"), name, *in.Text)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusCreated, toMessageJSON(msg))
+}

@@ -1,0 +1,217 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/agent"
+	"parley/internal/chat"
+	"parley/internal/clientip"
+	"parley/internal/domain"
+	"parley/internal/manageapi"
+	"parley/internal/metrics"
+	"parley/internal/notify"
+	"parley/internal/ratelimit"
+	"parley/internal/secret"
+	"parley/internal/store"
+	"parley/internal/store/sqlite"
+	"parley/internal/widgetapi"
+)
+
+// env is a whole Parley stack on a fresh SQLite database, driven through
+// its http.Handler, with one account, one agent and its widget key.
+type env struct {
+	t       *testing.T
+	store   store.Store
+	handler http.Handler
+	chat    *chat.Service
+	reg     *metrics.Registry
+
+	account domain.Account
+	token   string // the account's API token
+	agent   domain.Agent
+	key     string
+}
+
+type envOptions struct {
+	rateLimit int              // 0: no limit
+	trusted   string           // trusted proxy CIDRs
+	responder agent.Responder  // nil: the knowledge-base agent
+	limits    *domain.Limits   // nil: generous limits
+	aiTimeout time.Duration    // 0: the default
+	clock     func() time.Time // nil: time.Now
+}
+
+var testKnowledge = []domain.KnowledgeEntry{
+	{Question: "What are your opening hours?", Answer: "We are open from 9 to 17."},
+	{Question: "How much does shipping cost?", Answer: "Shipping is free."},
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+
+	e := &env{t: t, store: st, reg: metrics.NewRegistry()}
+	limits := domain.Limits{MonthlyConversations: 1000}
+	if o.limits != nil {
+		limits = *o.limits
+	}
+	e.account, e.token = e.newAccount("owner@example.com", limits)
+	e.agent, e.key = e.newAgent(e.account.ID, "Helper", `{"color":"#123456","greeting":"Hi","llm":{"api_key":"sk-secret"}}`)
+
+	m := NewMetrics(e.reg)
+	kb := agent.NewKB(st.Knowledge)
+	var responder agent.Responder = kb
+	if o.responder != nil {
+		responder = o.responder
+	}
+	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: notify.NewHub(), AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(e.chat.Stop)
+	var limiter ratelimit.Limiter
+	if o.rateLimit > 0 {
+		limiter = ratelimit.NewMemory(o.rateLimit, time.Minute)
+	}
+	trusted, err := clientip.ParsePrefixes(o.trusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	e.handler = New(Deps{
+		Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb),
+		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
+	})
+	return e
+}
+
+func (e *env) newAccount(email string, l domain.Limits) (domain.Account, string) {
+	e.t.Helper()
+	ctx := context.Background()
+	acc, err := e.store.CreateAccount(ctx, store.NewAccount{Email: email, Name: "Ana", PasswordHash: "x", Limits: l})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	token := secret.APIToken()
+	if _, err := e.store.CreateAPIToken(ctx, acc.ID, "test", secret.HashToken(token)); err != nil {
+		e.t.Fatal(err)
+	}
+	return acc, token
+}
+
+func (e *env) newAgent(accountID, name, config string) (domain.Agent, string) {
+	e.t.Helper()
+	key := secret.WidgetKey()
+	ag, err := e.store.CreateAgent(context.Background(), store.NewAgent{
+		AccountID: accountID, ChatbotName: name, Config: json.RawMessage(config), Knowledge: testKnowledge, Key: key,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ag, key
+}
+
+// response is a finished request: status, headers and the decoded body.
+type response struct {
+	status int
+	header http.Header
+	raw    []byte
+	body   map[string]any
+}
+
+func (r response) str(field string) string { s, _ := r.body[field].(string); return s }
+
+// do sends a request from remote address 192.0.2.1 unless from is set.
+func (e *env) do(method, path string, body any, hdr map[string]string) response {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	req.RemoteAddr = "192.0.2.1:5555"
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		if k == "remote" {
+			req.RemoteAddr = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, req)
+	res := response{status: rec.Code, header: rec.Header(), raw: rec.Body.Bytes()}
+	if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(res.raw, &res.body); err != nil {
+			e.t.Fatalf("%s %s: body is not a JSON object: %q", method, path, res.raw)
+		}
+	}
+	return res
+}
+
+// api calls the management API with the account's token.
+func (e *env) api(method, path string, body any) response {
+	e.t.Helper()
+	return e.do(method, path, body, map[string]string{"Authorization": "Bearer " + e.token})
+}
+
+// start runs init and returns the conversation id and visitor id.
+func (e *env) start() (string, string) {
+	e.t.Helper()
+	r := e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil)
+	if r.status != 200 {
+		e.t.Fatalf("init: %d %s", r.status, r.raw)
+	}
+	return r.str("conversation_id"), r.str("visitor_id")
+}
+
+func (e *env) messages(convID string) []domain.Message {
+	e.t.Helper()
+	msgs, err := e.store.Messages(context.Background(), convID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return msgs
+}
+
+// wantError checks a JSON error response's status and that it has only an
+// error text (no limit_reached) unless limitReason is set.
+func wantError(t *testing.T, r response, status int, limitReason string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.raw)
+	}
+	if r.str("error") == "" {
+		t.Fatalf("error body has no error text: %s", r.raw)
+	}
+	_, has := r.body["limit_reached"]
+	if limitReason == "" && has {
+		t.Fatalf("unexpected limit_reached in %s", r.raw)
+	}
+	if limitReason != "" && (r.body["limit_reached"] != true || r.str("reason") != limitReason) {
+		t.Fatalf("want limit_reached true and reason %q, got %s", limitReason, r.raw)
+	}
+}

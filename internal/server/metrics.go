@@ -1,0 +1,77 @@
+package server
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"parley/internal/domain"
+	"parley/internal/metrics"
+)
+
+// Metrics are the service's Prometheus series. It also implements
+// chat.Observer, so the chat service reports AI calls and quota refusals.
+type Metrics struct {
+	requests     *metrics.CounterVec
+	latency      *metrics.HistogramVec
+	aiLatency    *metrics.HistogramVec
+	aiErrors     *metrics.CounterVec
+	rateRefusals *metrics.CounterVec
+	quotaRefused *metrics.CounterVec
+}
+
+func NewMetrics(reg *metrics.Registry) *Metrics {
+	return &Metrics{
+		requests: reg.Counter("parley_http_requests_total",
+			"HTTP requests by route and status.", "route", "status"),
+		latency: reg.Histogram("parley_http_request_duration_seconds",
+			"HTTP request latency by route.", metrics.DefBuckets, "route"),
+		aiLatency: reg.Histogram("parley_ai_duration_seconds",
+			"Time the AI agent took to answer, by outcome.", metrics.DefBuckets, "outcome"),
+		aiErrors: reg.Counter("parley_ai_errors_total",
+			"AI agent failures by kind (timeout, unavailable).", "kind"),
+		rateRefusals: reg.Counter("parley_ratelimit_refused_total",
+			"Widget API requests refused by the per-IP rate limit."),
+		quotaRefused: reg.Counter("parley_quota_refused_total",
+			"New conversations refused because the account is blocked, by reason.", "reason"),
+	}
+}
+
+func (m *Metrics) request(route string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.With(route, strconv.Itoa(status)).Inc()
+	m.latency.With(route).Observe(d.Seconds())
+}
+
+func (m *Metrics) rateLimited() {
+	if m != nil {
+		m.rateRefusals.With().Inc()
+	}
+}
+
+// AIDone implements chat.Observer.
+func (m *Metrics) AIDone(d time.Duration, err error) {
+	if m == nil {
+		return
+	}
+	outcome := "ok"
+	switch {
+	case errors.Is(err, domain.ErrAITimeout):
+		outcome = "timeout"
+	case err != nil:
+		outcome = "unavailable"
+	}
+	m.aiLatency.With(outcome).Observe(d.Seconds())
+	if err != nil {
+		m.aiErrors.With(outcome).Inc()
+	}
+}
+
+// QuotaRefused implements chat.Observer.
+func (m *Metrics) QuotaRefused(reason string) {
+	if m != nil {
+		m.quotaRefused.With(reason).Inc()
+	}
+}

@@ -1,0 +1,177 @@
+// Package server wires Parley's HTTP surface: the route table (routes.go),
+// and what wraps every request (ServeHTTP): panic recovery, metrics and
+// access logs, open CORS and the per-IP rate limit on the widget API, and
+// JSON bodies for unknown routes and methods.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"parley/internal/assets"
+	"parley/internal/clientip"
+	"parley/internal/httpx"
+	"parley/internal/manageapi"
+	"parley/internal/metrics"
+	"parley/internal/ratelimit"
+	"parley/internal/store"
+	"parley/internal/widgetapi"
+	"parley/web"
+)
+
+// Deps are what the server is built from; main wires them.
+type Deps struct {
+	Store    store.Store
+	Widget   *widgetapi.API
+	Manage   *manageapi.API
+	Limiter  ratelimit.Limiter // nil disables the rate limit
+	ClientIP *clientip.Resolver
+	Registry *metrics.Registry
+	Metrics  *Metrics
+	Logger   *slog.Logger
+	// DemoKey returns the demo agent's widget key, "" when there is none.
+	DemoKey func(ctx context.Context) string
+}
+
+type Server struct {
+	Deps
+	widget   *widgetapi.API
+	manage   *manageapi.API
+	mux      *http.ServeMux
+	widgetJS *assets.File
+	demoCSS  *assets.File
+	index    *assets.File
+	openAPI  *assets.File
+}
+
+// New returns the whole of Parley as one http.Handler.
+func New(d Deps) *Server {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.DemoKey == nil {
+		d.DemoKey = func(context.Context) string { return "" }
+	}
+	s := &Server{Deps: d, widget: d.Widget, manage: d.Manage}
+	s.widgetJS = assets.NewFile("widget.js", "application/javascript; charset=utf-8", web.WidgetJS, web.CacheShort)
+	s.widgetJS.AllowAnyOrigin = true
+	s.demoCSS = assets.NewFile("demo.css", "text/css; charset=utf-8", web.DemoCSS, web.CacheShort)
+	s.index = assets.NewFile("index.html", "text/html; charset=utf-8", web.IndexHTML, web.CacheRevalidate)
+	s.openAPI = assets.NewFile("openapi.json", "application/json", manageapi.OpenAPI, web.CacheRevalidate)
+	s.mux = s.routes()
+	return s
+}
+
+const widgetPrefix = "/api/widget/"
+
+// ServeHTTP runs every request through the common steps, in this order:
+// recover → metrics and log → CORS (widget API) → rate limit (widget API)
+// → route.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	handler, route := s.mux.Handler(r)
+	isWidget := strings.HasPrefix(r.URL.Path, widgetPrefix)
+	if route == "" {
+		route = "unmatched"
+		if isWidget && r.Method == http.MethodOptions {
+			route = "OPTIONS /api/widget/"
+		}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.Logger.Error("panic serving request", "method", r.Method, "route", route, "panic", v)
+			if !rec.wrote {
+				httpx.Message(rec, http.StatusInternalServerError, "internal server error")
+			}
+		}
+		d := time.Since(start)
+		s.Metrics.request(route, rec.status, d)
+		s.Logger.Info("request", "method", r.Method, "route", route, "status", rec.status, "duration_ms", float64(d.Microseconds())/1000)
+	}()
+
+	if isWidget {
+		// CORS is fully open (spec), errors included, so a page on any
+		// origin can read every answer. No credentials are used.
+		h := rec.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		// The widget honours Retry-After on a 429; browsers hide it from
+		// cross-origin scripts unless exposed.
+		h.Set("Access-Control-Expose-Headers", "Retry-After")
+		if r.Method == http.MethodOptions {
+			// Preflights do no work, so they do not count against the limit.
+			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type")
+			h.Set("Access-Control-Max-Age", "86400")
+			rec.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if !s.allow(rec, r) {
+			return
+		}
+	}
+	if handler == nil || route == "unmatched" {
+		s.unmatched(rec, r, handler)
+		return
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+// allow applies the per-IP rate limit; on refusal it has written the 429.
+func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
+	if s.Limiter == nil {
+		return true
+	}
+	d := s.Limiter.Allow(r.Context(), s.ClientIP.ClientIP(r))
+	if d.Allowed {
+		return true
+	}
+	s.Metrics.rateLimited()
+	secs := int((d.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	// No limit_reached field: that is how clients tell this 429 from the
+	// account-blocked one.
+	httpx.Message(w, http.StatusTooManyRequests, "too many requests from this address; retry after a few seconds")
+	return false
+}
+
+// unmatched answers requests no route takes: 405 (with Allow) when the path
+// exists for other methods, else 404, always as JSON.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	probe := &headerProbe{header: http.Header{}}
+	if h != nil {
+		h.ServeHTTP(probe, r)
+	}
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		httpx.Message(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here")
+		return
+	}
+	httpx.Message(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.Store.Ping(ctx); err != nil {
+		s.Logger.Error("health check failed", "err", err)
+		httpx.Message(w, http.StatusServiceUnavailable, "database unreachable")
+		return
+	}
+	httpx.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) demo(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", web.CacheRevalidate)
+	if err := web.DemoTemplate.Execute(w, web.DemoData{WidgetKey: s.DemoKey(r.Context())}); err != nil {
+		s.Logger.Error("rendering demo page", "err", err)
+	}
+}

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWidgetJS(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do("GET", "/widget.js", nil, map[string]string{"Accept-Encoding": "gzip"})
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/javascript") ||
+		r.header.Get("Content-Encoding") != "gzip" || r.header.Get("ETag") == "" || r.header.Get("Cache-Control") == "" {
+		t.Fatalf("widget.js: %d %v", r.status, r.header)
+	}
+	if r := e.do("GET", "/widget.js", nil, map[string]string{"Accept-Encoding": "gzip", "If-None-Match": r.header.Get("ETag")}); r.status != 304 {
+		t.Fatalf("revalidation: %d", r.status)
+	}
+	plain := e.do("GET", "/widget.js", nil, nil)
+	if plain.header.Get("Content-Encoding") != "" || !strings.Contains(string(plain.raw), "/api/widget/init") {
+		t.Fatal("identity widget.js is not the script")
+	}
+}
+
+func TestHealthzAndMetrics(t *testing.T) {
+	e := newEnv(t, envOptions{rateLimit: 1})
+	if r := e.do("GET", "/healthz", nil, nil); r.status != 200 || r.str("status") != "ok" {
+		t.Fatalf("healthz: %d %s", r.status, r.raw)
+	}
+	e.start()
+	e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil) // rate limited
+	m := e.do("GET", "/metrics", nil, nil)
+	body := string(m.raw)
+	for _, want := range []string{
+		`parley_http_requests_total{route="POST /api/widget/init",status="200"} 1`,
+		`parley_http_requests_total{route="POST /api/widget/init",status="429"} 1`,
+		`parley_ratelimit_refused_total 1`,
+		`parley_http_request_duration_seconds_bucket{route="POST /api/widget/init",le="+Inf"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(body)
+	}
+}
+
+func TestDemoAndIndexPages(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do("GET", "/demo", nil, nil)
+	if r.status != 200 || !strings.Contains(string(r.raw), "No demo agent") {
+		t.Fatalf("demo without a key: %d %s", r.status, r.raw)
+	}
+	if r := e.do("GET", "/", nil, nil); r.status != 200 || !strings.Contains(string(r.raw), "/demo") {
+		t.Fatalf("index: %d", r.status)
+	}
+	if r := e.do("GET", "/api/openapi.json", nil, nil); r.status != 200 || r.str("openapi") != "3.1.0" {
+		t.Fatalf("openapi: %d", r.status)
+	}
+}

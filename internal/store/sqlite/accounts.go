@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"parley/internal/domain"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+const accountCols = `id, email, name, password_hash,
+	monthly_conversations, overage_price_cents, spend_cap_cents, created_at`
+
+func scanAccount(sc scanner) (domain.Account, error) {
+	var a domain.Account
+	var created int64
+	err := sc.Scan(&a.ID, &a.Email, &a.Name, &a.PasswordHash,
+		&a.Limits.MonthlyConversations, &a.Limits.OveragePriceCents, &a.Limits.SpendCapCents, &created)
+	if err != nil {
+		return domain.Account{}, notFound(err, domain.ErrNotFound)
+	}
+	a.CreatedAt = fromMillis(created)
+	return a, nil
+}
+
+// normEmail is the stored form of an email. Lower-casing on the way in and
+// on lookup makes the column's UNIQUE constraint case-insensitive, for
+// non-ASCII letters too (SQLite's NOCASE folds ASCII only).
+func normEmail(email string) string { return strings.ToLower(email) }
+
+func (s *Store) CreateAccount(ctx context.Context, n store.NewAccount) (domain.Account, error) {
+	a := domain.Account{
+		ID:           secret.AccountID(),
+		Email:        normEmail(n.Email),
+		Name:         n.Name,
+		PasswordHash: n.PasswordHash,
+		Limits:       n.Limits,
+		CreatedAt:    now(),
+	}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Email, a.Name, a.PasswordHash,
+		a.Limits.MonthlyConversations, a.Limits.OveragePriceCents, a.Limits.SpendCapCents, millis(a.CreatedAt))
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("create account: %w", constraintErr(err))
+	}
+	return a, nil
+}
+
+func (s *Store) AccountByID(ctx context.Context, id string) (domain.Account, error) {
+	return scanAccount(s.r.QueryRowContext(ctx, `SELECT `+accountCols+` FROM accounts WHERE id = ?`, id))
+}
+
+func (s *Store) AccountByEmail(ctx context.Context, email string) (domain.Account, error) {
+	return scanAccount(s.r.QueryRowContext(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = ?`, normEmail(email)))
+}
+
+func (s *Store) SetLimits(ctx context.Context, accountID string, l domain.Limits) error {
+	res, err := s.w.ExecContext(ctx, `
+		UPDATE accounts SET monthly_conversations = ?, overage_price_cents = ?, spend_cap_cents = ?
+		WHERE id = ?`,
+		l.MonthlyConversations, l.OveragePriceCents, l.SpendCapCents, accountID)
+	if err != nil {
+		return fmt.Errorf("set limits: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
+func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n)
+	return n, err
+}
+
+func (s *Store) CreateAPIToken(ctx context.Context, accountID, name string, tokenHash []byte) (domain.APIToken, error) {
+	t := domain.APIToken{ID: secret.TokenID(), AccountID: accountID, Name: name, CreatedAt: now()}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO api_tokens (id, account_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`,
+		t.ID, t.AccountID, t.Name, tokenHash, millis(t.CreatedAt))
+	if err != nil {
+		return domain.APIToken{}, fmt.Errorf("create api token: %w", constraintErr(err))
+	}
+	return t, nil
+}
+
+func (s *Store) AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain.Account, error) {
+	return scanAccount(s.r.QueryRowContext(ctx, `
+		SELECT `+accountCols+` FROM accounts
+		WHERE id = (SELECT account_id FROM api_tokens WHERE token_hash = ?)`, tokenHash))
+}

@@ -1,0 +1,190 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"parley/internal/domain"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+const agentCols = `id, account_id, chatbot_name, config, created_at, updated_at`
+
+func scanAgent(sc scanner) (domain.Agent, error) {
+	var a domain.Agent
+	var config string
+	var created, updated int64
+	if err := sc.Scan(&a.ID, &a.AccountID, &a.ChatbotName, &config, &created, &updated); err != nil {
+		return domain.Agent{}, err
+	}
+	a.Config = json.RawMessage(config)
+	a.CreatedAt = fromMillis(created)
+	a.UpdatedAt = fromMillis(updated)
+	return a, nil
+}
+
+// errConfigNotObject: the contract says Config is a JSON object.
+var errConfigNotObject = errors.New("agent config must be a JSON object")
+
+// compactConfig validates an agent config and returns its compact form, so
+// what is read back does not depend on the caller's formatting. Empty is {}.
+func compactConfig(raw json.RawMessage) (string, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "{}", nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return "", fmt.Errorf("agent config: %w", err)
+	}
+	if b.Bytes()[0] != '{' {
+		return "", errConfigNotObject
+	}
+	return b.String(), nil
+}
+
+func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent, error) {
+	config, err := compactConfig(n.Config)
+	if err != nil {
+		return domain.Agent{}, err
+	}
+	t := now()
+	a := domain.Agent{
+		ID:          secret.AgentID(),
+		AccountID:   n.AccountID,
+		ChatbotName: n.ChatbotName,
+		Config:      json.RawMessage(config),
+		CreatedAt:   t,
+		UpdatedAt:   t,
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
+			a.ID, a.AccountID, a.ChatbotName, config, millis(t), millis(t)); err != nil {
+			return err
+		}
+		if err := insertKnowledge(ctx, tx, a.ID, n.Knowledge); err != nil {
+			return err
+		}
+		// An agent created without a key simply has none yet; CreateKey
+		// adds one later.
+		if n.Key != "" {
+			return insertKey(ctx, tx, domain.WidgetKey{
+				Key: n.Key, AgentID: a.ID, AccountID: a.AccountID, Active: true, CreatedAt: t,
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return domain.Agent{}, fmt.Errorf("create agent: %w", constraintErr(err))
+	}
+	return a, nil
+}
+
+func (s *Store) Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error) {
+	a, err := scanAgent(s.r.QueryRowContext(ctx,
+		`SELECT `+agentCols+` FROM agents WHERE id = ? AND account_id = ?`, agentID, accountID))
+	return a, notFound(err, domain.ErrNotFound)
+}
+
+func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, error) {
+	// rowid follows insertion, so it orders agents created in the same
+	// millisecond.
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT `+agentCols+` FROM agents WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	agents := []domain.Agent{}
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, err
+		}
+		agents = append(agents, a)
+	}
+	return agents, rows.Err()
+}
+
+func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p store.AgentPatch) (domain.Agent, error) {
+	var config string
+	if p.Config != nil {
+		var err error
+		if config, err = compactConfig(p.Config); err != nil {
+			return domain.Agent{}, err
+		}
+	}
+	var a domain.Agent
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = scanAgent(tx.QueryRowContext(ctx,
+			`SELECT `+agentCols+` FROM agents WHERE id = ? AND account_id = ?`, agentID, accountID))
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		if p.ChatbotName != nil {
+			a.ChatbotName = *p.ChatbotName
+		}
+		if p.Config != nil {
+			a.Config = json.RawMessage(config)
+		}
+		a.UpdatedAt = now()
+		if _, err := tx.ExecContext(ctx, `UPDATE agents SET chatbot_name = ?, config = ?, updated_at = ? WHERE id = ?`,
+			a.ChatbotName, string(a.Config), millis(a.UpdatedAt), a.ID); err != nil {
+			return err
+		}
+		if p.Knowledge != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge WHERE agent_id = ?`, a.ID); err != nil {
+				return err
+			}
+			return insertKnowledge(ctx, tx, a.ID, *p.Knowledge)
+		}
+		return nil
+	})
+	if err != nil {
+		return domain.Agent{}, fmt.Errorf("update agent: %w", constraintErr(err))
+	}
+	return a, nil
+}
+
+// insertKnowledge stores entries in their order with fresh ids; ids a caller
+// sent back are not trusted, they might repeat or belong elsewhere.
+func insertKnowledge(ctx context.Context, tx *sql.Tx, agentID string, entries []domain.KnowledgeEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO knowledge (id, agent_id, position, question, answer, lang) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for i, e := range entries {
+		if _, err := stmt.ExecContext(ctx, secret.KnowledgeID(), agentID, i, e.Question, e.Answer, e.Lang); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) {
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT id, question, answer, lang FROM knowledge WHERE agent_id = ? ORDER BY position`, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	entries := []domain.KnowledgeEntry{}
+	for rows.Next() {
+		var e domain.KnowledgeEntry
+		if err := rows.Scan(&e.ID, &e.Question, &e.Answer, &e.Lang); err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	return entries, rows.Err()
+}

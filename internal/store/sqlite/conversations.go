@@ -1,0 +1,197 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"parley/internal/domain"
+	"parley/internal/quota"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
+	created_at, last_message_at, last_message`
+
+func scanConversation(sc scanner) (domain.Conversation, error) {
+	var c domain.Conversation
+	var created int64
+	var last sql.NullInt64
+	if err := sc.Scan(&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
+		&created, &last, &c.LastMessage); err != nil {
+		return domain.Conversation{}, err
+	}
+	c.CreatedAt = fromMillis(created)
+	if last.Valid {
+		c.LastMessageAt = fromMillis(last.Int64)
+	}
+	return c, nil
+}
+
+// CreateConversation reads the limits and the period's usage, admits and
+// writes in one writer transaction. The writer is a single connection, so
+// no other admission can run between the read and the write: the count is
+// exact however many requests arrive at once.
+func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation) (domain.Conversation, error) {
+	c := domain.Conversation{
+		ID:        n.ID,
+		AgentID:   n.AgentID,
+		AccountID: n.AccountID,
+		VisitorID: n.VisitorID,
+		PageURL:   n.PageURL,
+		Mode:      domain.ModeAI,
+		CreatedAt: fromMillis(millis(n.CreatedAt)),
+	}
+	if n.CreatedAt.IsZero() {
+		c.CreatedAt = now()
+	}
+	if c.ID == "" {
+		c.ID = secret.ConversationID()
+	}
+	period := quota.Period(c.CreatedAt)
+
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// The join also checks that the agent belongs to the account.
+		var l domain.Limits
+		err := tx.QueryRowContext(ctx, `
+			SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
+			FROM accounts a JOIN agents g ON g.account_id = a.id
+			WHERE a.id = ? AND g.id = ?`, c.AccountID, c.AgentID).
+			Scan(&l.MonthlyConversations, &l.OveragePriceCents, &l.SpendCapCents)
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+
+		u := domain.Usage{Period: period}
+		err = tx.QueryRowContext(ctx, `
+			SELECT conversations, overage_conversations, overage_cents
+			FROM usage WHERE account_id = ? AND period = ?`, c.AccountID, period).
+			Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if u, err = quota.Admit(l, u); err != nil {
+			return err
+		}
+
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (account_id, period) DO UPDATE SET
+				conversations = excluded.conversations,
+				overage_conversations = excluded.overage_conversations,
+				overage_cents = excluded.overage_cents`,
+			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents)
+		return err
+	})
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation: %w", constraintErr(err))
+	}
+	return c, nil
+}
+
+func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversation, error) {
+	c, err := scanConversation(s.r.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, id))
+	return c, notFound(err, domain.ErrNotFound)
+}
+
+// Page sizes of Conversations.
+const (
+	defaultPage = 50
+	maxPage     = 100
+)
+
+// Conversations pages newest first with a keyset on (created_at, id): a page
+// costs the same however deep it is, and conversations created while a
+// client pages do not shift or repeat the later pages.
+func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = defaultPage
+	case limit < 1:
+		limit = 1
+	case limit > maxPage:
+		limit = maxPage
+	}
+
+	where := []string{"account_id = ?"}
+	args := []any{accountID}
+	if f.AgentID != "" {
+		where = append(where, "agent_id = ?")
+		args = append(args, f.AgentID)
+	}
+	if f.Mode != "" {
+		where = append(where, "mode = ?")
+		args = append(args, f.Mode)
+	}
+	if f.Before != "" {
+		c, err := decodeCursor(f.Before)
+		if err != nil {
+			return store.ConversationPage{}, err
+		}
+		where = append(where, "(created_at, id) < (?, ?)")
+		args = append(args, c.createdAt, c.id)
+	}
+	// One row more than asked tells whether another page follows.
+	args = append(args, limit+1)
+
+	rows, err := s.r.QueryContext(ctx, `SELECT `+convCols+` FROM conversations
+		WHERE `+strings.Join(where, " AND ")+`
+		ORDER BY created_at DESC, id DESC
+		LIMIT ?`, args...)
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	defer rows.Close()
+	page := store.ConversationPage{Conversations: []domain.Conversation{}}
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return store.ConversationPage{}, err
+		}
+		page.Conversations = append(page.Conversations, c)
+	}
+	if err := rows.Err(); err != nil {
+		return store.ConversationPage{}, err
+	}
+	if len(page.Conversations) > limit {
+		page.Conversations = page.Conversations[:limit]
+		last := page.Conversations[limit-1]
+		page.Next = encodeCursor(cursor{createdAt: millis(last.CreatedAt), id: last.ID})
+	}
+	return page, nil
+}
+
+func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
+	if m != domain.ModeAI && m != domain.ModeHuman {
+		return false, fmt.Errorf("set mode: unknown mode %q", m)
+	}
+	changed := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var cur domain.Mode
+		err := tx.QueryRowContext(ctx, `SELECT mode FROM conversations WHERE id = ?`, conversationID).Scan(&cur)
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		if cur == m {
+			return nil
+		}
+		changed = true
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ? WHERE id = ?`, m, conversationID)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("set mode: %w", err)
+	}
+	return changed, nil
+}

@@ -1,0 +1,90 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"parley/internal/domain"
+)
+
+const keyCols = `key, agent_id, account_id, active, created_at`
+
+func scanKey(sc scanner) (domain.WidgetKey, error) {
+	var k domain.WidgetKey
+	var created int64
+	if err := sc.Scan(&k.Key, &k.AgentID, &k.AccountID, &k.Active, &created); err != nil {
+		return domain.WidgetKey{}, err
+	}
+	k.CreatedAt = fromMillis(created)
+	return k, nil
+}
+
+func insertKey(ctx context.Context, tx *sql.Tx, k domain.WidgetKey) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO widget_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?)`,
+		k.Key, k.AgentID, k.AccountID, k.Active, millis(k.CreatedAt))
+	return err
+}
+
+// ownsAgent returns ErrNotFound unless agentID is an agent of accountID.
+func ownsAgent(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, accountID, agentID string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM agents WHERE id = ? AND account_id = ?`, agentID, accountID).Scan(&one)
+	return notFound(err, domain.ErrNotFound)
+}
+
+func (s *Store) CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error) {
+	k := domain.WidgetKey{Key: key, AgentID: agentID, AccountID: accountID, Active: true, CreatedAt: now()}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := ownsAgent(ctx, tx, accountID, agentID); err != nil {
+			return err
+		}
+		return insertKey(ctx, tx, k)
+	})
+	if err != nil {
+		return domain.WidgetKey{}, fmt.Errorf("create key: %w", constraintErr(err))
+	}
+	return k, nil
+}
+
+func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) {
+	// Checked first so another account's agent is ErrNotFound rather than
+	// an empty list.
+	if err := ownsAgent(ctx, s.r, accountID, agentID); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT `+keyCols+` FROM widget_keys WHERE agent_id = ? ORDER BY created_at, rowid`, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	keys := []domain.WidgetKey{}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}
+
+func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error) {
+	k, err := scanKey(s.w.QueryRowContext(ctx, `
+		UPDATE widget_keys SET active = ? WHERE key = ? AND account_id = ?
+		RETURNING `+keyCols, active, key, accountID))
+	if err != nil {
+		return domain.WidgetKey{}, notFound(err, domain.ErrNotFound)
+	}
+	return k, nil
+}
+
+func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error) {
+	a, err := scanAgent(s.r.QueryRowContext(ctx, `
+		SELECT `+agentCols+` FROM agents
+		WHERE id = (SELECT agent_id FROM widget_keys WHERE key = ? AND active = 1)`, key))
+	return a, notFound(err, domain.ErrKeyInvalid)
+}

@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"parley/internal/domain"
+	"parley/internal/store"
+)
+
+const messageCols = `seq, conversation_id, role, text, operator_name, created_at`
+
+// AddMessage checks the mode, inserts and updates the conversation in one
+// writer transaction, so an AI reply cannot slip in after an operator's
+// takeover has committed.
+func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Mode, error) {
+	m := domain.Message{
+		ConversationID: n.ConversationID,
+		Role:           n.Role,
+		Text:           n.Text,
+		OperatorName:   n.OperatorName,
+		CreatedAt:      fromMillis(millis(n.CreatedAt)),
+	}
+	if n.CreatedAt.IsZero() {
+		m.CreatedAt = now()
+	}
+	var mode domain.Mode
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT mode FROM conversations WHERE id = ?`, n.ConversationID).Scan(&mode)
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		if n.RequireMode != "" && n.RequireMode != mode {
+			return domain.ErrModeChanged
+		}
+		res, err := tx.ExecContext(ctx, `
+			INSERT INTO messages (conversation_id, role, text, operator_name, created_at) VALUES (?, ?, ?, ?, ?)`,
+			m.ConversationID, m.Role, m.Text, m.OperatorName, millis(m.CreatedAt))
+		if err != nil {
+			return err
+		}
+		if m.Seq, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		if n.SetMode != "" {
+			mode = n.SetMode
+		}
+		_, err = tx.ExecContext(ctx, `
+			UPDATE conversations SET mode = ?, last_message_at = ?, last_message = ? WHERE id = ?`,
+			mode, millis(m.CreatedAt), m.Text, m.ConversationID)
+		return err
+	})
+	if err != nil {
+		return domain.Message{}, "", fmt.Errorf("add message: %w", err)
+	}
+	return m, mode, nil
+}
+
+func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {
+	return s.messages(ctx, `SELECT `+messageCols+` FROM messages WHERE conversation_id = ? ORDER BY seq`, conversationID)
+}
+
+// MessagesAfter returns nothing for a limit below 1 rather than everything.
+func (s *Store) MessagesAfter(ctx context.Context, conversationID string, role domain.Role, after int64, limit int) ([]domain.Message, error) {
+	if limit < 1 {
+		return []domain.Message{}, nil
+	}
+	return s.messages(ctx, `SELECT `+messageCols+` FROM messages
+		WHERE conversation_id = ? AND role = ? AND seq > ?
+		ORDER BY seq LIMIT ?`, conversationID, role, after, limit)
+}
+
+func (s *Store) messages(ctx context.Context, query string, args ...any) ([]domain.Message, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	msgs := []domain.Message{}
+	for rows.Next() {
+		var m domain.Message
+		var created int64
+		if err := rows.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created); err != nil {
+			return nil, err
+		}
+		m.CreatedAt = fromMillis(created)
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}

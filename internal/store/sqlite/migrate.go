@@ -1,0 +1,133 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var embedded embed.FS
+
+// migrationFiles is the directory of the embedded migrations.
+func migrationFiles() fs.FS {
+	sub, err := fs.Sub(embedded, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrationName is "0001_what_it_does.sql"; the number is the version.
+var migrationName = regexp.MustCompile(`^([0-9]{4})_[a-z0-9_]+\.sql$`)
+
+// loadMigrations reads the migration files of fsys in version order. A file
+// with a bad name or a repeated version is an error rather than skipped, so a
+// typo cannot silently leave a migration out.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read migrations: %w", err)
+	}
+	var ms []migration
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		m := migrationName.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("sqlite: migration %q: name must look like 0001_name.sql", e.Name())
+		}
+		v, _ := strconv.Atoi(m[1])
+		body, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: read migration %s: %w", e.Name(), err)
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("sqlite: migrations %s and %s share a version", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies the migrations of fsys that the database has not seen,
+// each in its own transaction together with its schema_migrations row, so a
+// failed migration leaves no trace and is retried on the next start. db must
+// be the writer: its transactions begin IMMEDIATE, so two processes opening
+// the same new file cannot both apply a migration.
+func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
+	ms, err := loadMigrations(fsys)
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `
+		CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INTEGER PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at INTEGER NOT NULL
+		) STRICT`); err != nil {
+		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
+	}
+
+	// A database migrated by a newer binary has a schema this code does not
+	// know; running on it could corrupt data, so refuse.
+	var newest sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest); err != nil {
+		return fmt.Errorf("sqlite: read schema version: %w", err)
+	}
+	if known := len(ms); newest.Valid && (known == 0 || newest.Int64 > int64(ms[known-1].version)) {
+		return fmt.Errorf("sqlite: database schema version %d is newer than this program knows", newest.Int64)
+	}
+
+	for _, m := range ms {
+		if err := applyMigration(ctx, db, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	defer tx.Rollback() // no-op after Commit
+
+	// Checked inside the transaction: another process may have applied it
+	// between our start and our lock.
+	var applied int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&applied); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	if applied > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.version, m.name, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	return nil
+}

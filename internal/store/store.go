@@ -1,0 +1,133 @@
+// Package store defines what Parley needs from its database. Each database
+// has its own package (store/sqlite, later store/postgres) with its SQL and
+// migrations beside it, and all of them pass the same contract suite in
+// store/storetest.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"parley/internal/domain"
+)
+
+// ErrBadCursor is returned by Conversations for a Before cursor it did not
+// make. It is an *domain.InvalidError, so the API answers 400.
+var ErrBadCursor error = &domain.InvalidError{Msg: "cursor is not valid"}
+
+// Store is the whole persistence contract. Methods return domain.ErrNotFound
+// for missing rows and for rows of another account; they never return
+// database-specific errors for expected conditions.
+type Store interface {
+	Ping(ctx context.Context) error
+	Close() error
+
+	// Accounts.
+	CreateAccount(ctx context.Context, a NewAccount) (domain.Account, error) // ErrConflict when the email is taken
+	AccountByID(ctx context.Context, id string) (domain.Account, error)
+	AccountByEmail(ctx context.Context, email string) (domain.Account, error) // email compared case-insensitively
+	SetLimits(ctx context.Context, accountID string, l domain.Limits) error
+	CountAccounts(ctx context.Context) (int, error)
+
+	// API tokens; only SHA-256 hashes are stored.
+	CreateAPIToken(ctx context.Context, accountID, name string, tokenHash []byte) (domain.APIToken, error)
+	AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain.Account, error)
+
+	// Agents, their knowledge and their widget keys.
+	CreateAgent(ctx context.Context, a NewAgent) (domain.Agent, error)
+	Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error)
+	Agents(ctx context.Context, accountID string) ([]domain.Agent, error) // oldest first
+	UpdateAgent(ctx context.Context, accountID, agentID string, p AgentPatch) (domain.Agent, error)
+	Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) // insertion order
+	CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error)
+	Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) // oldest first
+	SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error)
+	// AgentByKey resolves an active key. An unknown or inactive key is
+	// domain.ErrKeyInvalid.
+	AgentByKey(ctx context.Context, key string) (domain.Agent, error)
+
+	// CreateConversation admits the conversation against the account's
+	// quota (quota.Admit) and inserts it in one transaction, so the count is
+	// exact under concurrency. It returns domain.ErrQuota or
+	// domain.ErrSpendCap when the account is blocked.
+	CreateConversation(ctx context.Context, c NewConversation) (domain.Conversation, error)
+	// Conversation returns any conversation by id, domain.ErrNotFound if none.
+	Conversation(ctx context.Context, id string) (domain.Conversation, error)
+	Conversations(ctx context.Context, accountID string, f ConversationFilter) (ConversationPage, error)
+	// SetMode changes a conversation's handling mode and reports whether it
+	// changed (false when it already had that mode).
+	SetMode(ctx context.Context, conversationID string, m domain.Mode) (changed bool, err error)
+
+	// AddMessage stores a message and returns it with the conversation's
+	// mode after the write. See NewMessage for the conditional forms.
+	AddMessage(ctx context.Context, m NewMessage) (domain.Message, domain.Mode, error)
+	// Messages lists a conversation's messages oldest first.
+	Messages(ctx context.Context, conversationID string) ([]domain.Message, error)
+	// MessagesAfter lists up to limit messages of one role with Seq > after,
+	// oldest first.
+	MessagesAfter(ctx context.Context, conversationID string, role domain.Role, after int64, limit int) ([]domain.Message, error)
+
+	// Usage reads an account's usage in a period; zero usage when none.
+	Usage(ctx context.Context, accountID, period string) (domain.Usage, error)
+}
+
+type NewAccount struct {
+	Email        string
+	Name         string
+	PasswordHash string
+	Limits       domain.Limits
+}
+
+type NewAgent struct {
+	AccountID   string
+	ChatbotName string
+	Config      json.RawMessage // a JSON object; "{}" when nil
+	Knowledge   []domain.KnowledgeEntry
+	Key         string // the agent's first widget key
+}
+
+// AgentPatch changes the fields that are not nil.
+type AgentPatch struct {
+	ChatbotName *string
+	Config      json.RawMessage
+	Knowledge   *[]domain.KnowledgeEntry // replaces all entries when set
+}
+
+type NewConversation struct {
+	ID        string
+	AgentID   string
+	AccountID string
+	VisitorID string
+	PageURL   string
+	CreatedAt time.Time // also decides the billing period
+}
+
+// NewMessage is a message to store.
+//   - RequireMode, when set, makes the write conditional: if the
+//     conversation is in another mode nothing is written and the error is
+//     domain.ErrModeChanged (an AI reply after an operator took over).
+//   - SetMode, when set, changes the mode in the same transaction (an
+//     operator's reply takes the conversation over).
+type NewMessage struct {
+	ConversationID string
+	Role           domain.Role
+	Text           string
+	OperatorName   string
+	CreatedAt      time.Time
+	RequireMode    domain.Mode
+	SetMode        domain.Mode
+}
+
+// ConversationFilter selects and pages conversations, newest first.
+type ConversationFilter struct {
+	AgentID string      // "" for all
+	Mode    domain.Mode // "" for all
+	Limit   int         // 1..100; 0 means 50
+	Before  string      // cursor from ConversationPage.Next; "" for the first page
+}
+
+type ConversationPage struct {
+	Conversations []domain.Conversation
+	Next          string // "" on the last page
+}

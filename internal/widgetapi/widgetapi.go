@@ -1,0 +1,161 @@
+// Package widgetapi serves the public widget API of the spec:
+// POST /api/widget/init, POST /api/widget/chat and GET /api/widget/poll.
+// Handlers decode, call the chat service and encode; the rules live in
+// package chat. CORS and the per-IP rate limit wrap these handlers in
+// package server, so they apply to errors too.
+package widgetapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"parley/internal/chat"
+	"parley/internal/domain"
+	"parley/internal/httpx"
+)
+
+type API struct{ chat *chat.Service }
+
+func New(c *chat.Service) *API { return &API{chat: c} }
+
+type initRequest struct {
+	Key       *string `json:"key"`
+	VisitorID string  `json:"visitor_id"`
+	PageURL   string  `json:"page_url"`
+}
+
+type initResponse struct {
+	ConversationID string          `json:"conversation_id"`
+	VisitorID      string          `json:"visitor_id"`
+	ChatbotName    string          `json:"chatbot_name"`
+	Config         json.RawMessage `json:"config"`
+}
+
+func (a *API) Init(w http.ResponseWriter, r *http.Request) {
+	var req initRequest
+	if err := httpx.Decode(w, r, &req); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	if req.Key == nil {
+		httpx.Error(w, r, domain.Invalid("key is required"))
+		return
+	}
+	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL})
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, initResponse{
+		ConversationID: res.ConversationID, VisitorID: res.VisitorID,
+		ChatbotName: res.ChatbotName, Config: res.Config,
+	})
+}
+
+type chatRequest struct {
+	Key            *string `json:"key"`
+	ConversationID *string `json:"conversation_id"`
+	Text           *string `json:"text"`
+	VisitorID      string  `json:"visitor_id"`
+	Lang           string  `json:"lang"`
+}
+
+// The spec's two 200 bodies. They are separate types so that the handoff
+// body can never carry a "response" key.
+type aiReply struct {
+	Response         string   `json:"response"`
+	UserReplyOptions []string `json:"user_reply_options,omitempty"`
+}
+
+type handoffReply struct {
+	Handoff string `json:"handoff"`
+	Wait    bool   `json:"wait"`
+}
+
+func (a *API) Chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := httpx.Decode(w, r, &req); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	switch {
+	case req.Key == nil:
+		httpx.Error(w, r, domain.Invalid("key is required"))
+		return
+	case req.ConversationID == nil:
+		httpx.Error(w, r, domain.Invalid("conversation_id is required"))
+		return
+	case req.Text == nil:
+		httpx.Error(w, r, domain.Invalid("text is required"))
+		return
+	}
+	res, err := a.chat.Chat(r.Context(), chat.ChatInput{
+		Key: *req.Key, ConversationID: *req.ConversationID, Text: *req.Text,
+		VisitorID: req.VisitorID, Lang: req.Lang,
+	})
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	if res.Handoff {
+		httpx.JSON(w, http.StatusOK, handoffReply{Handoff: "human", Wait: true})
+		return
+	}
+	httpx.JSON(w, http.StatusOK, aiReply{Response: res.Response, UserReplyOptions: res.Options})
+}
+
+type pollMessage struct {
+	ID           string    `json:"id"`
+	Text         string    `json:"text"`
+	OperatorName string    `json:"operator_name"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+type pollResponse struct {
+	Messages []pollMessage `json:"messages"`
+	Cursor   string        `json:"cursor"`
+	Handoff  string        `json:"handoff,omitempty"`
+	Wait     bool          `json:"wait"`
+}
+
+func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	wait, err := parseWait(q.Get("wait"))
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	if !q.Has("key") {
+		httpx.Error(w, r, domain.Invalid("key is required"))
+		return
+	}
+	res, err := a.chat.Poll(r.Context(), chat.PollInput{
+		Key: q.Get("key"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait,
+	})
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	out := pollResponse{Messages: make([]pollMessage, len(res.Messages)), Cursor: res.Cursor, Wait: res.Human}
+	for i, m := range res.Messages {
+		out.Messages[i] = pollMessage{ID: strconv.FormatInt(m.Seq, 10), Text: m.Text, OperatorName: m.OperatorName, CreatedAt: m.CreatedAt}
+	}
+	if res.Human {
+		out.Handoff = "human"
+	}
+	httpx.JSON(w, http.StatusOK, out)
+}
+
+// parseWait reads the wait parameter: whole seconds from 0 to 30.
+func parseWait(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > int(chat.MaxPollWait/time.Second) {
+		return 0, domain.Invalid("wait must be a whole number of seconds from 0 to 30")
+	}
+	return time.Duration(n) * time.Second, nil
+}
