@@ -82,9 +82,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Responder: kb, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 	})
 	var limiter ratelimit.Limiter
+	var memLimiter *ratelimit.Memory
 	if cfg.RateLimit > 0 {
-		limiter = ratelimit.NewMemory(cfg.RateLimit, time.Minute)
+		memLimiter = ratelimit.NewMemory(cfg.RateLimit, time.Minute)
+		limiter = memLimiter
 	}
+	m.Gauges(reg, chatSvc.Waiting, memLimiter)
 	handler := server.New(server.Deps{
 		Store:    st,
 		Widget:   widgetapi.New(chatSvc),

@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/metrics"
+	"parley/internal/ratelimit"
 )
 
 // Metrics are the service's Prometheus series. It also implements
@@ -35,6 +36,20 @@ func NewMetrics(reg *metrics.Registry) *Metrics {
 		quotaRefused: reg.Counter("parley_quota_refused_total",
 			"New conversations refused because the account is blocked, by reason.", "reason"),
 	}
+}
+
+// Gauges registers series read at scrape time: waiting long polls and,
+// when the in-memory limiter is used, its table size and overflows.
+func (m *Metrics) Gauges(reg *metrics.Registry, waitingPolls func() int, limiter *ratelimit.Memory) {
+	reg.GaugeFunc("parley_longpolls_waiting", "Long polls waiting for an operator message or a mode change.",
+		func() float64 { return float64(waitingPolls()) })
+	if limiter == nil {
+		return
+	}
+	reg.GaugeFunc("parley_ratelimit_tracked_addresses", "Client addresses the rate limiter tracks in the current window.",
+		func() float64 { return float64(limiter.Tracked()) })
+	reg.GaugeFunc("parley_ratelimit_overflowed_requests", "Requests let through uncounted because the limiter's table was full.",
+		func() float64 { return float64(limiter.Overflows()) })
 }
 
 func (m *Metrics) request(route string, status int, d time.Duration) {

@@ -34,6 +34,8 @@ func TestHealthzAndMetrics(t *testing.T) {
 		`parley_http_requests_total{route="POST /api/widget/init",status="200"} 1`,
 		`parley_http_requests_total{route="POST /api/widget/init",status="429"} 1`,
 		`parley_ratelimit_refused_total 1`,
+		`parley_ratelimit_tracked_addresses 1`,
+		`parley_longpolls_waiting 0`,
 		`parley_http_request_duration_seconds_bucket{route="POST /api/widget/init",le="+Inf"} 2`,
 	} {
 		if !strings.Contains(body, want) {

@@ -1,0 +1,93 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"parley/internal/domain"
+)
+
+type sample struct {
+	Key  *string `json:"key"`
+	N    int     `json:"n"`
+	Tags []string
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name, body string
+		status     int // 0: success
+	}{
+		{"ok", `{"key":"wk_1","n":2}`, 0},
+		{"ok with whitespace after", "{\"key\":\"wk_1\"}\n  ", 0},
+		{"empty", ``, 400},
+		{"syntax", `{"key":`, 400},
+		{"bad token", `{key:1}`, 400},
+		{"array", `[]`, 400},
+		{"string", `"x"`, 400},
+		{"wrong type", `{"key":1}`, 400},
+		{"wrong nested type", `{"Tags":"a"}`, 400},
+		{"unknown field", `{"other":1}`, 400},
+		{"trailing object", `{"key":"a"}{"key":"b"}`, 400},
+		{"trailing garbage", `{"key":"a"} x`, 400},
+		{"too large", `{"key":"` + strings.Repeat("a", MaxBody) + `"}`, 413},
+		{"too large after a valid object", `{"key":"a"}` + strings.Repeat(" ", MaxBody), 413},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+			var v sample
+			err := Decode(httptest.NewRecorder(), r, &v)
+			if tt.status == 0 {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			if status, body := Status(err); status != tt.status || body.Error == "" {
+				t.Fatalf("status %d %q, want %d", status, body.Error, tt.status)
+			}
+		})
+	}
+}
+
+func TestStatusCatalogue(t *testing.T) {
+	tests := []struct {
+		err    error
+		status int
+		reason string
+	}{
+		{domain.Invalid("bad"), 400, ""},
+		{fmt.Errorf("wrapped: %w", domain.ErrKeyInvalid), 403, ""},
+		{domain.ErrConversationInvalid, 403, ""},
+		{fmt.Errorf("create: %w", domain.ErrQuota), 429, "quota"},
+		{domain.ErrSpendCap, 429, "spend_cap"},
+		{domain.ErrAIUnavailable, 502, ""},
+		{domain.ErrAITimeout, 504, ""},
+		{domain.ErrNotFound, 404, ""},
+		{domain.ErrConflict, 409, ""},
+		{ErrTooLarge, 413, ""},
+		{errors.New("disk on fire"), 500, ""},
+	}
+	for _, tt := range tests {
+		status, body := Status(tt.err)
+		if status != tt.status || body.Reason != tt.reason || body.LimitReached != (tt.reason != "") {
+			t.Errorf("%v: %d %+v, want %d reason %q", tt.err, status, body, tt.status, tt.reason)
+		}
+		if strings.Contains(body.Error, "wrapped") || strings.Contains(body.Error, "create:") || strings.Contains(body.Error, "fire") {
+			t.Errorf("%v: the body leaks internal context: %q", tt.err, body.Error)
+		}
+	}
+}
+
+func TestJSONHeaders(t *testing.T) {
+	rec := httptest.NewRecorder()
+	JSON(rec, http.StatusTeapot, map[string]int{"a": 1})
+	if rec.Code != 418 || rec.Header().Get("Content-Type") != "application/json; charset=utf-8" || strings.TrimSpace(rec.Body.String()) != `{"a":1}` {
+		t.Fatalf("%d %v %q", rec.Code, rec.Header(), rec.Body.String())
+	}
+}
