@@ -123,13 +123,8 @@ func (a *API) CreateAgent(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
-	out, err := a.agentJSON(r, ag, true)
-	if err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
 	w.Header().Set("Location", "/api/v1/agents/"+ag.ID)
-	httpx.JSON(w, http.StatusCreated, out)
+	a.writeAgent(w, r, ag, http.StatusCreated)
 }
 
 func (a *API) ListAgents(w http.ResponseWriter, r *http.Request) {
@@ -156,12 +151,7 @@ func (a *API) GetAgent(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
-	out, err := a.agentJSON(r, ag, true)
-	if err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
-	httpx.JSON(w, http.StatusOK, out)
+	a.writeAgent(w, r, ag, http.StatusOK)
 }
 
 func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
@@ -182,12 +172,17 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.invalidator.Invalidate(ag.ID)
+	a.writeAgent(w, r, ag, http.StatusOK)
+}
+
+// writeAgent answers with the agent's detail view.
+func (a *API) writeAgent(w http.ResponseWriter, r *http.Request, ag domain.Agent, status int) {
 	out, err := a.agentJSON(r, ag, true)
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
-	httpx.JSON(w, http.StatusOK, out)
+	httpx.JSON(w, status, out)
 }
 
 // agentJSON adds the agent's keys (and, in detail views, its knowledge).

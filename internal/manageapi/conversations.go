@@ -1,6 +1,7 @@
 package manageapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -116,21 +117,21 @@ type modeResponse struct {
 }
 
 func (a *API) TakeOver(w http.ResponseWriter, r *http.Request) {
-	changed, err := a.chat.TakeOver(r.Context(), account(r).ID, r.PathValue("id"))
-	if err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
-	httpx.JSON(w, http.StatusOK, modeResponse{ID: r.PathValue("id"), Mode: domain.ModeHuman, Changed: changed})
+	a.setMode(w, r, domain.ModeHuman, a.chat.TakeOver)
 }
 
 func (a *API) Release(w http.ResponseWriter, r *http.Request) {
-	changed, err := a.chat.Release(r.Context(), account(r).ID, r.PathValue("id"))
+	a.setMode(w, r, domain.ModeAI, a.chat.Release)
+}
+
+func (a *API) setMode(w http.ResponseWriter, r *http.Request, mode domain.Mode,
+	change func(ctx context.Context, accountID, conversationID string) (bool, error)) {
+	changed, err := change(r.Context(), account(r).ID, r.PathValue("id"))
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
-	httpx.JSON(w, http.StatusOK, modeResponse{ID: r.PathValue("id"), Mode: domain.ModeAI, Changed: changed})
+	httpx.JSON(w, http.StatusOK, modeResponse{ID: r.PathValue("id"), Mode: mode, Changed: changed})
 }
 
 // OperatorMessage posts an operator reply; it takes the conversation over
