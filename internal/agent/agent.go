@@ -19,10 +19,12 @@ type Request struct {
 }
 
 // Reply is the agent's answer. Options become the chat response's
-// user_reply_options; nil when there are none.
+// user_reply_options; nil when there are none. Unanswered is set when the
+// agent could not answer (it said so in Text): two in a row ask for a human.
 type Reply struct {
-	Text    string
-	Options []string
+	Text       string
+	Options    []string
+	Unanswered bool
 }
 
 // Responder answers a visitor. It must honour ctx's deadline; the chat

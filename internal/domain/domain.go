@@ -58,14 +58,26 @@ type Agent struct {
 	UpdatedAt   time.Time
 }
 
-// KnowledgeEntry is one question-and-answer pair the knowledge-base agent
-// answers from. Lang is empty when the entry fits every language.
+// Knowledge kinds.
+const (
+	KindQA       = "qa"       // a question and its answer
+	KindDocument = "document" // a text (plain or Markdown) split into passages
+)
+
+// KnowledgeEntry is one item the agent answers from: a question with its
+// answer, or a document. Lang is empty when the item fits every language.
 type KnowledgeEntry struct {
 	ID       string `json:"id,omitempty"`
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
+	Kind     string `json:"kind,omitempty"`     // KindQA ("" means KindQA) or KindDocument
+	Question string `json:"question,omitempty"` // KindQA
+	Answer   string `json:"answer,omitempty"`   // KindQA
+	Title    string `json:"title,omitempty"`    // KindDocument
+	Text     string `json:"text,omitempty"`     // KindDocument: plain text or Markdown
 	Lang     string `json:"lang,omitempty"`
 }
+
+// IsDocument reports whether the entry is a document rather than a Q&A pair.
+func (e KnowledgeEntry) IsDocument() bool { return e.Kind == KindDocument }
 
 // WidgetKey is the public identifier ("wk_...") that selects an agent.
 type WidgetKey struct {
