@@ -3,10 +3,12 @@ package chat
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"parley/internal/agent"
 	"parley/internal/domain"
+	"parley/internal/handoff"
 	"parley/internal/store"
 )
 
@@ -54,26 +56,35 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 		return ChatResult{}, domain.ErrConversationInvalid
 	}
 
-	_, mode, err := s.store.AddMessage(ctx, store.NewMessage{
+	_, conv, err = s.store.AddMessage(ctx, store.NewMessage{
 		ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(),
 	})
 	if err != nil {
 		return ChatResult{}, err
 	}
 	s.notifier.Publish(conv.ID) // the dashboard's live view
-	if mode == domain.ModeHuman {
+	if conv.Mode == domain.ModeHuman {
 		return ChatResult{Handoff: true}, nil
 	}
 
-	reply, err := s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: in.Text, Lang: lang})
-	if err != nil {
-		return ChatResult{}, err
+	settings := handoff.Parse(ag.Config)
+	var reply agent.Reply
+	wantsHuman := settings.Enabled && handoff.AsksForHuman(in.Text)
+	if wantsHuman {
+		// The visitor asked for a person: no need to ask the AI.
+		reply = agent.Reply{Text: settings.Message(lang)}
+	} else {
+		if reply, err = s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: in.Text, Lang: lang}); err != nil {
+			return ChatResult{}, err
+		}
+		reply, wantsHuman = applyHandoff(reply, settings, conv.Misses, lang)
 	}
+
 	// Stored only if no operator took over while the AI was thinking: from
 	// the takeover on, the visitor must hear from the human alone.
 	_, _, err = s.store.AddMessage(ctx, store.NewMessage{
 		ConversationID: conv.ID, Role: domain.RoleAI, Text: reply.Text, CreatedAt: s.now(),
-		RequireMode: domain.ModeAI,
+		RequireMode: domain.ModeAI, Unanswered: reply.Unanswered,
 	})
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
@@ -81,8 +92,31 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if err != nil {
 		return ChatResult{}, err
 	}
+	if wantsHuman {
+		if _, err := s.store.SetWaiting(ctx, conv.ID, true); err != nil {
+			return ChatResult{}, err
+		}
+	}
 	s.notifier.Publish(conv.ID)
 	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
+}
+
+// applyHandoff adjusts an AI reply to the agent's handoff settings: with
+// handoff off, no "Talk to a human" option is offered; with it on, the
+// second miss in a row becomes the "a person has been asked" message, and
+// the second result says a human should be asked.
+func applyHandoff(r agent.Reply, s handoff.Settings, missesBefore int, lang string) (agent.Reply, bool) {
+	if !s.Enabled {
+		r.Options = slices.DeleteFunc(r.Options, handoff.AsksForHuman)
+		if len(r.Options) == 0 {
+			r.Options = nil
+		}
+		return r, false
+	}
+	if r.Unanswered && missesBefore+1 >= handoff.MissesBeforeHandoff {
+		return agent.Reply{Text: s.Message(lang), Unanswered: true}, true
+	}
+	return r, false
 }
 
 // ask calls the responder within the AI timeout and turns its failures into

@@ -99,6 +99,10 @@ type Conversation struct {
 	CreatedAt     time.Time
 	LastMessageAt time.Time // zero until the first message
 	LastMessage   string    // text of the newest message, "" when none
+	// Waiting: the visitor asked for a human (or the agent missed twice)
+	// and no operator has taken over yet. The mode stays ModeAI meanwhile.
+	Waiting bool
+	Misses  int // consecutive AI replies that could not answer
 }
 
 // Message is one stored message. Seq orders the messages of the whole

@@ -14,10 +14,7 @@ import (
 	"parley/internal/store"
 )
 
-const (
-	maxChatbotName     = 100
-	maxKnowledgeFields = 10000 // characters per question or answer
-)
+const maxChatbotName = 100
 
 type agentJSON struct {
 	ID          string                  `json:"id"`
@@ -79,20 +76,10 @@ func (in *agentInput) validate() error {
 	}
 	if in.Knowledge != nil {
 		for i, e := range *in.Knowledge {
-			e.Question, e.Answer = strings.TrimSpace(e.Question), strings.TrimSpace(e.Answer)
-			if e.Question == "" || e.Answer == "" {
-				return domain.Invalid("every knowledge entry needs a question and an answer")
+			e, err := checkEntry(e)
+			if err != nil {
+				return err
 			}
-			if utf8.RuneCountInString(e.Question) > maxKnowledgeFields || utf8.RuneCountInString(e.Answer) > maxKnowledgeFields {
-				return domain.Invalid("knowledge questions and answers are at most 10000 characters")
-			}
-			e.Lang = strings.ToLower(strings.TrimSpace(e.Lang))
-			switch e.Lang {
-			case "", "en", "ro", "ru":
-			default:
-				return domain.Invalid("knowledge lang must be en, ro, ru or empty")
-			}
-			e.ID = "" // ids are assigned by the store
 			(*in.Knowledge)[i] = e
 		}
 	}
@@ -164,6 +151,14 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
+	if in.Config != nil {
+		prev, err := a.store.Agent(r.Context(), account(r).ID, r.PathValue("id"))
+		if err != nil {
+			httpx.Error(w, r, err)
+			return
+		}
+		in.Config = keepAPIKey(in.Config, prev.Config)
+	}
 	ag, err := a.store.UpdateAgent(r.Context(), account(r).ID, r.PathValue("id"), store.AgentPatch{
 		ChatbotName: in.ChatbotName, Config: in.Config, Knowledge: in.Knowledge,
 	})
@@ -192,7 +187,7 @@ func (a *API) agentJSON(r *http.Request, ag domain.Agent, detail bool) (agentJSO
 		return agentJSON{}, err
 	}
 	out := agentJSON{
-		ID: ag.ID, ChatbotName: ag.ChatbotName, Config: ag.Config, WidgetKey: newestActive(keys),
+		ID: ag.ID, ChatbotName: ag.ChatbotName, Config: redactConfig(ag.Config), WidgetKey: newestActive(keys),
 		CreatedAt: ag.CreatedAt, UpdatedAt: ag.UpdatedAt,
 	}
 	if detail {

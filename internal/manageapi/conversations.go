@@ -21,6 +21,7 @@ type conversationSummary struct {
 	CreatedAt     time.Time   `json:"created_at"`
 	LastMessageAt *time.Time  `json:"last_message_at"` // null before the first message
 	LastMessage   string      `json:"last_message"`
+	Waiting       bool        `json:"waiting"` // asked for a human; no operator has taken over yet
 }
 
 type messageJSON struct {
@@ -34,7 +35,7 @@ type messageJSON struct {
 func toSummary(c domain.Conversation) conversationSummary {
 	s := conversationSummary{
 		ID: c.ID, AgentID: c.AgentID, VisitorID: c.VisitorID, Mode: c.Mode, PageURL: c.PageURL,
-		CreatedAt: c.CreatedAt, LastMessage: c.LastMessage,
+		CreatedAt: c.CreatedAt, LastMessage: c.LastMessage, Waiting: c.Waiting,
 	}
 	if !c.LastMessageAt.IsZero() {
 		t := c.LastMessageAt
@@ -57,6 +58,14 @@ func (a *API) ListConversations(w http.ResponseWriter, r *http.Request) {
 	default:
 		httpx.Error(w, r, domain.Invalid("mode must be ai or human"))
 		return
+	}
+	if s := q.Get("waiting"); s != "" {
+		waiting, err := strconv.ParseBool(s)
+		if err != nil {
+			httpx.Error(w, r, domain.Invalid("waiting must be true or false"))
+			return
+		}
+		f.Waiting = &waiting
 	}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -40,6 +40,13 @@ type Store interface {
 	Agents(ctx context.Context, accountID string) ([]domain.Agent, error) // oldest first
 	UpdateAgent(ctx context.Context, accountID, agentID string, p AgentPatch) (domain.Agent, error)
 	Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) // insertion order
+	// AddKnowledge appends one entry (the store assigns its id);
+	// UpdateKnowledge replaces the fields of the entry with e.ID;
+	// DeleteKnowledge removes one. Each bumps the agent's UpdatedAt, which
+	// is what tells every instance to rebuild its index.
+	AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error)
+	UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error)
+	DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error
 	CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error)
 	Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) // oldest first
 	SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error)
@@ -56,12 +63,16 @@ type Store interface {
 	Conversation(ctx context.Context, id string) (domain.Conversation, error)
 	Conversations(ctx context.Context, accountID string, f ConversationFilter) (ConversationPage, error)
 	// SetMode changes a conversation's handling mode and reports whether it
-	// changed (false when it already had that mode).
+	// changed (false when it already had that mode). Handing it to a human
+	// also ends its wait for one.
 	SetMode(ctx context.Context, conversationID string, m domain.Mode) (changed bool, err error)
+	// SetWaiting puts the conversation in (or takes it out of) the "needs a
+	// human" queue and reports whether that changed.
+	SetWaiting(ctx context.Context, conversationID string, waiting bool) (changed bool, err error)
 
-	// AddMessage stores a message and returns it with the conversation's
-	// mode after the write. See NewMessage for the conditional forms.
-	AddMessage(ctx context.Context, m NewMessage) (domain.Message, domain.Mode, error)
+	// AddMessage stores a message and returns it with the conversation as
+	// it is after the write. See NewMessage for the conditional forms.
+	AddMessage(ctx context.Context, m NewMessage) (domain.Message, domain.Conversation, error)
 	// Messages lists a conversation's messages oldest first.
 	Messages(ctx context.Context, conversationID string) ([]domain.Message, error)
 	// MessagesAfter lists up to limit messages of one role with Seq > after,
@@ -108,7 +119,10 @@ type NewConversation struct {
 //     conversation is in another mode nothing is written and the error is
 //     domain.ErrModeChanged (an AI reply after an operator took over).
 //   - SetMode, when set, changes the mode in the same transaction (an
-//     operator's reply takes the conversation over).
+//     operator's reply takes the conversation over; like SetMode, handing
+//     it to a human ends its wait).
+//   - For an AI message, Unanswered counts it as a miss: the conversation's
+//     Misses grows by one, and any answered AI message resets it to zero.
 type NewMessage struct {
 	ConversationID string
 	Role           domain.Role
@@ -117,12 +131,14 @@ type NewMessage struct {
 	CreatedAt      time.Time
 	RequireMode    domain.Mode
 	SetMode        domain.Mode
+	Unanswered     bool
 }
 
 // ConversationFilter selects and pages conversations, newest first.
 type ConversationFilter struct {
 	AgentID string      // "" for all
 	Mode    domain.Mode // "" for all
+	Waiting *bool       // nil for all; true: only those waiting for a human
 	Limit   int         // 1..100; 0 means 50
 	Before  string      // cursor from ConversationPage.Next; "" for the first page
 }

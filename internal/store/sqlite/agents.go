@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"parley/internal/domain"
 	"parley/internal/secret"
@@ -132,7 +133,12 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 		if p.Config != nil {
 			a.Config = json.RawMessage(config)
 		}
-		a.UpdatedAt = now()
+		// Strictly later, even within one millisecond: UpdatedAt is the
+		// version that knowledge indexes are cached under.
+		prev := a.UpdatedAt
+		if a.UpdatedAt = now(); !a.UpdatedAt.After(prev) {
+			a.UpdatedAt = prev.Add(time.Millisecond)
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET chatbot_name = ?, config = ?, updated_at = ? WHERE id = ?`,
 			a.ChatbotName, string(a.Config), millis(a.UpdatedAt), a.ID); err != nil {
 			return err
@@ -157,23 +163,33 @@ func insertKnowledge(ctx context.Context, tx *sql.Tx, agentID string, entries []
 	if len(entries) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO knowledge (id, agent_id, position, question, answer, lang) VALUES (?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO knowledge (`+knowledgeInsertCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for i, e := range entries {
-		if _, err := stmt.ExecContext(ctx, secret.KnowledgeID(), agentID, i, e.Question, e.Answer, e.Lang); err != nil {
+		e.ID = secret.KnowledgeID()
+		if _, err := stmt.ExecContext(ctx, knowledgeArgs(agentID, i, e)...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+const knowledgeInsertCols = `id, agent_id, position, kind, question, answer, title, text, lang`
+
+func knowledgeArgs(agentID string, position int, e domain.KnowledgeEntry) []any {
+	kind := e.Kind
+	if kind == "" {
+		kind = domain.KindQA
+	}
+	return []any{e.ID, agentID, position, kind, e.Question, e.Answer, e.Title, e.Text, e.Lang}
+}
+
 func (s *Store) Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) {
 	rows, err := s.r.QueryContext(ctx,
-		`SELECT id, question, answer, lang FROM knowledge WHERE agent_id = ? ORDER BY position`, agentID)
+		`SELECT id, kind, question, answer, title, text, lang FROM knowledge WHERE agent_id = ? ORDER BY position`, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +197,7 @@ func (s *Store) Knowledge(ctx context.Context, agentID string) ([]domain.Knowled
 	entries := []domain.KnowledgeEntry{}
 	for rows.Next() {
 		var e domain.KnowledgeEntry
-		if err := rows.Scan(&e.ID, &e.Question, &e.Answer, &e.Lang); err != nil {
+		if err := rows.Scan(&e.ID, &e.Kind, &e.Question, &e.Answer, &e.Title, &e.Text, &e.Lang); err != nil {
 			return nil, err
 		}
 		entries = append(entries, e)

@@ -14,14 +14,14 @@ import (
 )
 
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
-	created_at, last_message_at, last_message`
+	created_at, last_message_at, last_message, waiting, misses`
 
 func scanConversation(sc scanner) (domain.Conversation, error) {
 	var c domain.Conversation
 	var created int64
 	var last sql.NullInt64
 	if err := sc.Scan(&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
-		&created, &last, &c.LastMessage); err != nil {
+		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses); err != nil {
 		return domain.Conversation{}, err
 	}
 	c.CreatedAt = fromMillis(created)
@@ -134,6 +134,10 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, "mode = ?")
 		args = append(args, f.Mode)
 	}
+	if f.Waiting != nil {
+		where = append(where, "waiting = ?")
+		args = append(args, *f.Waiting)
+	}
 	if f.Before != "" {
 		c, err := decodeCursor(f.Before)
 		if err != nil {
@@ -187,11 +191,32 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 			return nil
 		}
 		changed = true
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ? WHERE id = ?`, m, conversationID)
+		// A human taking over ends the wait for one.
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ?,
+			waiting = CASE WHEN ? = 'human' THEN 0 ELSE waiting END WHERE id = ?`, m, m, conversationID)
 		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("set mode: %w", err)
 	}
 	return changed, nil
+}
+
+func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting bool) (bool, error) {
+	res, err := s.w.ExecContext(ctx, `UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`,
+		waiting, conversationID, waiting)
+	if err != nil {
+		return false, fmt.Errorf("set waiting: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, err
+	}
+	if n == 0 {
+		// Unchanged, or no such conversation: tell them apart.
+		if _, err := s.Conversation(ctx, conversationID); err != nil {
+			return false, err
+		}
+	}
+	return n > 0, nil
 }

@@ -14,7 +14,7 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // AddMessage checks the mode, inserts and updates the conversation in one
 // writer transaction, so an AI reply cannot slip in after an operator's
 // takeover has committed.
-func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Mode, error) {
+func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
 	m := domain.Message{
 		ConversationID: n.ConversationID,
 		Role:           n.Role,
@@ -25,13 +25,14 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	if n.CreatedAt.IsZero() {
 		m.CreatedAt = now()
 	}
-	var mode domain.Mode
+	var c domain.Conversation
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT mode FROM conversations WHERE id = ?`, n.ConversationID).Scan(&mode)
+		var err error
+		c, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, n.ConversationID))
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		if n.RequireMode != "" && n.RequireMode != mode {
+		if n.RequireMode != "" && n.RequireMode != c.Mode {
 			return domain.ErrModeChanged
 		}
 		res, err := tx.ExecContext(ctx, `
@@ -44,17 +45,28 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			return err
 		}
 		if n.SetMode != "" {
-			mode = n.SetMode
+			c.Mode = n.SetMode
 		}
+		if c.Mode == domain.ModeHuman {
+			c.Waiting = false
+		}
+		if n.Role == domain.RoleAI {
+			if n.Unanswered {
+				c.Misses++
+			} else {
+				c.Misses = 0
+			}
+		}
+		c.LastMessageAt, c.LastMessage = m.CreatedAt, m.Text
 		_, err = tx.ExecContext(ctx, `
-			UPDATE conversations SET mode = ?, last_message_at = ?, last_message = ? WHERE id = ?`,
-			mode, millis(m.CreatedAt), m.Text, m.ConversationID)
+			UPDATE conversations SET mode = ?, waiting = ?, misses = ?, last_message_at = ?, last_message = ? WHERE id = ?`,
+			c.Mode, c.Waiting, c.Misses, millis(m.CreatedAt), m.Text, m.ConversationID)
 		return err
 	})
 	if err != nil {
-		return domain.Message{}, "", fmt.Errorf("add message: %w", err)
+		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
 	}
-	return m, mode, nil
+	return m, c, nil
 }
 
 func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {

@@ -204,22 +204,24 @@ func TestMigrations(t *testing.T) {
 	})
 
 	t.Run("order and failure", func(t *testing.T) {
-		s := openTemp(t) // schema_migrations exists, 0001 applied
+		s := openTemp(t) // schema_migrations exists, the embedded ones applied
 		fsys := fstest.MapFS{
 			// Listed out of order on purpose: versions decide.
-			"0003_b.sql": {Data: []byte(`INSERT INTO t (v) VALUES ('three');`)},
-			"0002_a.sql": {Data: []byte(`CREATE TABLE t (v TEXT); INSERT INTO t (v) VALUES ('two');`)},
-			"0004_bad.sql": {Data: []byte(`INSERT INTO t (v) VALUES ('four');
+			"9003_b.sql": {Data: []byte(`INSERT INTO t (v) VALUES ('three');`)},
+			"9002_a.sql": {Data: []byte(`CREATE TABLE t (v TEXT); INSERT INTO t (v) VALUES ('two');`)},
+			"9004_bad.sql": {Data: []byte(`INSERT INTO t (v) VALUES ('four');
 				THIS IS NOT SQL;`)},
 		}
-		// 0001 from the embedded set is needed so the newest-version check
-		// passes; copy it in.
-		first, _ := loadMigrations(migrationFiles())
-		fsys[first[0].name] = &fstest.MapFile{Data: []byte(first[0].sql)}
+		// The embedded set is needed so the newest-version check passes;
+		// copy it in.
+		embedded, _ := loadMigrations(migrationFiles())
+		for _, m := range embedded {
+			fsys[m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		}
 
 		err := migrate(ctx, s.w, fsys)
-		if err == nil || !strings.Contains(err.Error(), "0004_bad.sql") {
-			t.Fatalf("migrate = %v, want a failure naming 0004_bad.sql", err)
+		if err == nil || !strings.Contains(err.Error(), "9004_bad.sql") {
+			t.Fatalf("migrate = %v, want a failure naming 9004_bad.sql", err)
 		}
 		var got []string
 		rows, err := s.r.Query(`SELECT v FROM t ORDER BY rowid`)
@@ -233,7 +235,7 @@ func TestMigrations(t *testing.T) {
 		}
 		rows.Close()
 		if want := []string{"two", "three"}; !slices.Equal(got, want) {
-			t.Errorf("rows = %v, want %v: 0004 must roll back whole", got, want)
+			t.Errorf("rows = %v, want %v: 9004 must roll back whole", got, want)
 		}
 		var versions []int
 		rows, _ = s.r.Query(`SELECT version FROM schema_migrations ORDER BY version`)
@@ -243,12 +245,12 @@ func TestMigrations(t *testing.T) {
 			versions = append(versions, v)
 		}
 		rows.Close()
-		if want := []int{1, 2, 3}; !slices.Equal(versions, want) {
+		if want := append(embeddedVersions(embedded), 9002, 9003); !slices.Equal(versions, want) {
 			t.Errorf("versions = %v, want %v", versions, want)
 		}
 
 		// Fixed, it applies on the next run; the earlier ones are skipped.
-		fsys["0004_bad.sql"] = &fstest.MapFile{Data: []byte(`INSERT INTO t (v) VALUES ('four');`)}
+		fsys["9004_bad.sql"] = &fstest.MapFile{Data: []byte(`INSERT INTO t (v) VALUES ('four');`)}
 		if err := migrate(ctx, s.w, fsys); err != nil {
 			t.Fatalf("migrate after fix: %v", err)
 		}
@@ -328,4 +330,12 @@ func BenchmarkCreateConversation(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func embeddedVersions(ms []migration) []int {
+	var v []int
+	for _, m := range ms {
+		v = append(v, m.version)
+	}
+	return v
 }

@@ -12,9 +12,9 @@ import (
 
 func add(t *testing.T, s store.Store, m store.NewMessage) (domain.Message, domain.Mode) {
 	t.Helper()
-	got, mode, err := s.AddMessage(t.Context(), m)
+	got, conv, err := s.AddMessage(t.Context(), m)
 	noErr(t, "AddMessage", err)
-	return got, mode
+	return got, conv.Mode
 }
 
 func messages(t *testing.T, s store.Store, conversationID string) []domain.Message {

@@ -50,6 +50,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MessagesAfter", testMessagesAfter},
 		{"Unicode", testUnicode},
 		{"Usage", testUsage},
+		{"KnowledgeItems", testKnowledgeItems},
+		{"AgentVersion", testAgentVersionStrictlyIncreases},
+		{"WaitingAndMisses", testWaitingAndMisses},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

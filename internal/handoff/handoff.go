@@ -1,0 +1,128 @@
+// Package handoff decides when a visitor should be handed to a human: when
+// they ask for one, or when the agent could not answer twice in a row. It
+// only decides; the chat service marks the conversation as waiting, and an
+// operator's takeover (spec: "human-handled") is a separate, explicit step.
+package handoff
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+)
+
+// MissesBeforeHandoff is how many unanswered replies in a row ask for a
+// human on the visitor's behalf.
+const MissesBeforeHandoff = 2
+
+// Settings are an agent's handoff settings, from its config:
+//
+//	"handoff": {"enabled": true, "message": "…"}            one text for every language
+//	"handoff": {"enabled": true, "message": {"en": "…", "ro": "…", "ru": "…"}}
+//
+// Handoff is on unless "enabled" is false.
+type Settings struct {
+	Enabled  bool
+	messages map[string]string // by language; "" is for every language
+}
+
+// Parse reads the handoff settings from an agent's config JSON. Anything
+// malformed falls back to the defaults rather than breaking the chat.
+func Parse(config json.RawMessage) Settings {
+	s := Settings{Enabled: true}
+	var c struct {
+		Handoff *struct {
+			Enabled *bool           `json:"enabled"`
+			Message json.RawMessage `json:"message"`
+		} `json:"handoff"`
+	}
+	if json.Unmarshal(config, &c) != nil || c.Handoff == nil {
+		return s
+	}
+	if c.Handoff.Enabled != nil {
+		s.Enabled = *c.Handoff.Enabled
+	}
+	var one string
+	var perLang map[string]string
+	switch {
+	case json.Unmarshal(c.Handoff.Message, &one) == nil && strings.TrimSpace(one) != "":
+		s.messages = map[string]string{"": strings.TrimSpace(one)}
+	case json.Unmarshal(c.Handoff.Message, &perLang) == nil:
+		s.messages = perLang
+	}
+	return s
+}
+
+// Message is what the visitor is told once a person has been asked.
+func (s Settings) Message(lang string) string {
+	if m := strings.TrimSpace(s.messages[lang]); m != "" {
+		return m
+	}
+	if m := strings.TrimSpace(s.messages[""]); m != "" {
+		return m
+	}
+	if m, ok := defaultMessages[lang]; ok {
+		return m
+	}
+	return defaultMessages["en"]
+}
+
+var defaultMessages = map[string]string{
+	"en": "I've asked a person from our team to join. They will answer here shortly.",
+	"ro": "Am rugat o persoană din echipa noastră să se alăture. Vă va răspunde aici în curând.",
+	"ru": "Я позвал сотрудника нашей команды. Он скоро ответит здесь.",
+}
+
+// TalkToHuman is the quick reply that asks for a person, per language.
+var TalkToHuman = map[string]string{
+	"en": "Talk to a human",
+	"ro": "Vorbește cu un om",
+	"ru": "Поговорить с человеком",
+}
+
+// AsksForHuman reports whether the visitor's text asks for a person: one of
+// the "Talk to a human" quick replies, or a short message built around a
+// word for a person or an operator in English, Romanian or Russian. Long
+// messages that merely mention such a word ("my operator charged me twice
+// and …") are questions for the agent, not requests for a human.
+func AsksForHuman(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, q := range TalkToHuman {
+		if t == strings.ToLower(q) {
+			return true
+		}
+	}
+	words := strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) == 0 || len(words) > 8 {
+		return false
+	}
+	joined := " " + strings.Join(words, " ") + " "
+	for _, p := range humanPhrases {
+		if strings.Contains(joined, " "+p+" ") {
+			return true
+		}
+	}
+	for _, w := range words {
+		if humanWords[w] {
+			return true
+		}
+		for _, p := range humanPrefixes {
+			if strings.HasPrefix(w, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// humanWords are whole words (lower case) that ask for a person. Words like
+// "person" alone are left out: "price per person" is not a request.
+var humanWords = map[string]bool{
+	"human": true, "humans": true, "operator": true, // English
+	"om": true, "omul": true, "operatorul": true, "uman": true, // Romanian ("operator uman")
+}
+
+// humanPhrases are word sequences that ask for a person.
+var humanPhrases = []string{"real person", "live agent", "persoană reală", "persoana reala"}
+
+// humanPrefixes catch Russian inflections (оператора, человеком, …).
+var humanPrefixes = []string{"оператор", "человек", "живого", "живой"}

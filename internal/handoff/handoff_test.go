@@ -1,0 +1,62 @@
+package handoff
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestAsksForHuman(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Talk to a human", true},
+		{"vorbește cu un om", true},
+		{"Поговорить с человеком", true},
+		{"human please", true},
+		{"Can I talk to an operator?", true},
+		{"I want a real person", true},
+		{"Vreau să vorbesc cu un om", true},
+		{"Doresc un operator uman", true},
+		{"Позовите оператора", true},
+		{"Мне нужен живой человек", true},
+		{"What are your opening hours?", false},
+		{"Cât costă livrarea?", false},
+		{"Сколько стоит доставка?", false},
+		{"", false},
+		{"How much per person?", false},
+		{"Can someone tell me the price?", false},
+		{"homework", false},         // not the word "om" or "human"
+		{"Romania shipping", false}, // "om" inside a word does not count
+		{"my mobile operator charged me twice for the same order and I would like to know why this happened", false},
+	}
+	for _, tt := range tests {
+		if got := AsksForHuman(tt.text); got != tt.want {
+			t.Errorf("AsksForHuman(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		config  string
+		enabled bool
+		en, ro  string
+	}{
+		{`{}`, true, defaultMessages["en"], defaultMessages["ro"]},
+		{`not json`, true, defaultMessages["en"], defaultMessages["ro"]},
+		{`{"handoff":{"enabled":false}}`, false, defaultMessages["en"], defaultMessages["ro"]},
+		{`{"handoff":{"message":"Ana will be with you."}}`, true, "Ana will be with you.", "Ana will be with you."},
+		{`{"handoff":{"message":{"ro":"Vine Ana."}}}`, true, defaultMessages["en"], "Vine Ana."},
+		{`{"handoff":{"enabled":"yes"}}`, true, defaultMessages["en"], defaultMessages["ro"]},
+	}
+	for _, tt := range tests {
+		s := Parse(json.RawMessage(tt.config))
+		if s.Enabled != tt.enabled || s.Message("en") != tt.en || s.Message("ro") != tt.ro {
+			t.Errorf("Parse(%s) = %v %q %q, want %v %q %q", tt.config, s.Enabled, s.Message("en"), s.Message("ro"), tt.enabled, tt.en, tt.ro)
+		}
+	}
+	if Parse(nil).Message("de") != defaultMessages["en"] {
+		t.Error("an unknown language should fall back to English")
+	}
+}

@@ -1,0 +1,213 @@
+package manageapi
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"parley/internal/domain"
+	"parley/internal/httpx"
+)
+
+// Limits on knowledge items. A pasted document travels in a JSON body (at
+// most 64 KiB); an uploaded file may be larger.
+const (
+	maxEntryChars    = 10000  // a question or an answer
+	maxTitleChars    = 200    // a document's title
+	maxDocumentChars = 200000 // a document's text
+	maxUpload        = 1 << 20
+)
+
+// checkEntry validates and normalises one knowledge item.
+func checkEntry(e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	e.ID = "" // ids are assigned by the store
+	e.Lang = strings.ToLower(strings.TrimSpace(e.Lang))
+	switch e.Lang {
+	case "", "en", "ro", "ru":
+	default:
+		return e, domain.Invalid("knowledge lang must be en, ro, ru or empty")
+	}
+	switch e.Kind {
+	case "", domain.KindQA:
+		e.Kind = domain.KindQA
+		e.Question, e.Answer = strings.TrimSpace(e.Question), strings.TrimSpace(e.Answer)
+		if e.Question == "" || e.Answer == "" {
+			return e, domain.Invalid("a question-and-answer entry needs a question and an answer")
+		}
+		if e.Title != "" || e.Text != "" {
+			return e, domain.Invalid(`title and text belong to documents (kind "document")`)
+		}
+		if utf8.RuneCountInString(e.Question) > maxEntryChars || utf8.RuneCountInString(e.Answer) > maxEntryChars {
+			return e, domain.Invalid("knowledge questions and answers are at most 10000 characters")
+		}
+	case domain.KindDocument:
+		e.Title, e.Text = strings.TrimSpace(e.Title), strings.TrimSpace(e.Text)
+		if e.Text == "" {
+			return e, domain.Invalid("a document needs a text")
+		}
+		if e.Question != "" || e.Answer != "" {
+			return e, domain.Invalid("question and answer belong to question-and-answer entries")
+		}
+		if utf8.RuneCountInString(e.Title) > maxTitleChars || utf8.RuneCountInString(e.Text) > maxDocumentChars {
+			return e, domain.Invalid("a document's title is at most 200 characters and its text at most 200000")
+		}
+	default:
+		return e, domain.Invalid(`knowledge kind must be "qa" or "document"`)
+	}
+	if !utf8.ValidString(e.Question + e.Answer + e.Title + e.Text) {
+		return e, domain.Invalid("knowledge must be valid UTF-8 text")
+	}
+	return e, nil
+}
+
+func (a *API) ListKnowledge(w http.ResponseWriter, r *http.Request) {
+	ag, err := a.store.Agent(r.Context(), account(r).ID, r.PathValue("id"))
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	entries, err := a.store.Knowledge(r.Context(), ag.ID)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, map[string]any{"knowledge": entries})
+}
+
+// AddKnowledge adds an entry or a document. A document can be pasted in the
+// JSON body ({"kind":"document","title":…,"text":…}) or uploaded as a
+// multipart form with a "file" field (plain text or Markdown) and optional
+// "title" and "lang" fields.
+func (a *API) AddKnowledge(w http.ResponseWriter, r *http.Request) {
+	var e domain.KnowledgeEntry
+	var err error
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		e, err = uploadedDocument(w, r)
+	} else {
+		err = httpx.Decode(w, r, &e)
+	}
+	if err == nil {
+		e, err = checkEntry(e)
+	}
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	acc := account(r)
+	agentID := r.PathValue("id")
+	e, err = a.store.AddKnowledge(r.Context(), acc.ID, agentID, e)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	a.invalidator.Invalidate(agentID)
+	w.Header().Set("Location", "/api/v1/agents/"+agentID+"/knowledge/"+e.ID)
+	httpx.JSON(w, http.StatusCreated, e)
+}
+
+func uploadedDocument(w http.ResponseWriter, r *http.Request) (domain.KnowledgeEntry, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+64<<10)
+	if err := r.ParseMultipartForm(maxUpload); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return domain.KnowledgeEntry{}, httpx.ErrTooLarge
+		}
+		return domain.KnowledgeEntry{}, domain.Invalid("the upload is not a valid multipart form")
+	}
+	defer r.MultipartForm.RemoveAll()
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		return domain.KnowledgeEntry{}, domain.Invalid(`the upload needs a "file" field`)
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, maxUpload+1))
+	if err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
+	if len(body) > maxUpload {
+		return domain.KnowledgeEntry{}, httpx.ErrTooLarge
+	}
+	if !utf8.Valid(body) {
+		return domain.KnowledgeEntry{}, domain.Invalid("the file must be UTF-8 plain text or Markdown")
+	}
+	title := r.FormValue("title")
+	if title == "" {
+		title = strings.TrimSuffix(strings.TrimSuffix(hdr.Filename, ".md"), ".txt")
+	}
+	return domain.KnowledgeEntry{Kind: domain.KindDocument, Title: title, Text: string(body), Lang: r.FormValue("lang")}, nil
+}
+
+// UpdateKnowledge changes the fields sent; the others keep their values.
+func (a *API) UpdateKnowledge(w http.ResponseWriter, r *http.Request) {
+	var patch struct {
+		Question *string `json:"question"`
+		Answer   *string `json:"answer"`
+		Title    *string `json:"title"`
+		Text     *string `json:"text"`
+		Lang     *string `json:"lang"`
+	}
+	if err := httpx.Decode(w, r, &patch); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	acc, agentID, itemID := account(r), r.PathValue("id"), r.PathValue("item")
+	e, err := a.knowledgeItem(r, acc.ID, agentID, itemID)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	set(&e.Question, patch.Question)
+	set(&e.Answer, patch.Answer)
+	set(&e.Title, patch.Title)
+	set(&e.Text, patch.Text)
+	set(&e.Lang, patch.Lang)
+	if e, err = checkEntry(e); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	e.ID = itemID
+	if e, err = a.store.UpdateKnowledge(r.Context(), acc.ID, agentID, e); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	a.invalidator.Invalidate(agentID)
+	httpx.JSON(w, http.StatusOK, e)
+}
+
+func (a *API) DeleteKnowledge(w http.ResponseWriter, r *http.Request) {
+	agentID := r.PathValue("id")
+	if err := a.store.DeleteKnowledge(r.Context(), account(r).ID, agentID, r.PathValue("item")); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	a.invalidator.Invalidate(agentID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// knowledgeItem finds one item of one of the account's agents.
+func (a *API) knowledgeItem(r *http.Request, accountID, agentID, itemID string) (domain.KnowledgeEntry, error) {
+	ag, err := a.store.Agent(r.Context(), accountID, agentID)
+	if err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
+	entries, err := a.store.Knowledge(r.Context(), ag.ID)
+	if err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
+	for _, e := range entries {
+		if e.ID == itemID {
+			return e, nil
+		}
+	}
+	return domain.KnowledgeEntry{}, domain.ErrNotFound
+}
+
+// set copies a patch field that was sent.
+func set(dst, src *string) {
+	if src != nil {
+		*dst = *src
+	}
+}

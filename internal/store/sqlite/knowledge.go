@@ -1,0 +1,98 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"parley/internal/domain"
+	"parley/internal/secret"
+)
+
+// touchAgent checks that the agent belongs to the account and bumps its
+// updated_at: the version every instance's knowledge index is keyed on.
+func touchAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE agents SET updated_at = max(updated_at + 1, ?) WHERE id = ? AND account_id = ?`,
+		millis(now()), agentID, accountID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = domain.ErrNotFound
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	e.ID = secret.KnowledgeID()
+	if e.Kind == "" {
+		e.Kind = domain.KindQA
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
+			return err
+		}
+		var next int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position) + 1, 0) FROM knowledge WHERE agent_id = ?`, agentID).Scan(&next); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO knowledge (`+knowledgeInsertCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			knowledgeArgs(agentID, next, e)...)
+		return err
+	})
+	if err != nil {
+		return domain.KnowledgeEntry{}, fmt.Errorf("add knowledge: %w", err)
+	}
+	return e, nil
+}
+
+func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	if e.Kind == "" {
+		e.Kind = domain.KindQA
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE knowledge SET kind = ?, question = ?, answer = ?, title = ?, text = ?, lang = ?
+			WHERE id = ? AND agent_id = ?`, e.Kind, e.Question, e.Answer, e.Title, e.Text, e.Lang, e.ID, agentID)
+		return oneRow(res, err)
+	})
+	if err != nil {
+		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)
+	}
+	return e, nil
+}
+
+func (s *Store) DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM knowledge WHERE id = ? AND agent_id = ?`, itemID, agentID)
+		return oneRow(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("delete knowledge: %w", err)
+	}
+	return nil
+}
+
+// oneRow turns "no row affected" into domain.ErrNotFound. Returning an
+// error also rolls back the agent's version bump.
+func oneRow(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
