@@ -17,7 +17,7 @@ import (
 const MaxBody = 64 << 10
 
 // ErrTooLarge is returned by Decode for a body over MaxBody.
-var ErrTooLarge = errors.New("request body is larger than 64 KiB")
+var ErrTooLarge = errors.New("request body is too large")
 
 // Decode reads one JSON object from the body into v. It is strict, so that a
 // client's mistake is reported rather than ignored: unknown fields, wrong

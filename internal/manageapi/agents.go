@@ -101,6 +101,9 @@ func (a *API) CreateAgent(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
+	if in.Config != nil {
+		in.Config = keepAPIKey(in.Config, nil) // drops a stray api_key_set or empty api_key
+	}
 	na := store.NewAgent{AccountID: acc.ID, ChatbotName: *in.ChatbotName, Config: in.Config, Key: secret.WidgetKey()}
 	if in.Knowledge != nil {
 		na.Knowledge = *in.Knowledge
