@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"parley/internal/agent"
+	"parley/internal/agent/llm"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/config"
@@ -70,16 +71,21 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 			return fmt.Errorf("creating the demo account: %w", err)
 		}
 	}
-	if cfg.LLM.BaseURL != "" {
-		log.Warn("PARLEY_LLM_BASE_URL is set, but this version has only the built-in knowledge-base agent; it answers instead")
-	}
 
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
 	hub := notify.NewHub()
 	kb := agent.NewKB(st.Knowledge)
+	// Agents with an LLM configured (instance-wide or in their own config)
+	// are answered by it, with the knowledge base as retrieval context;
+	// all others by the knowledge-base agent alone.
+	llmBackend := llm.New(llm.Config{
+		BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model,
+		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
+	}, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: log})
+	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
-		Store: st, Responder: kb, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
+		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 	})
 	var limiter ratelimit.Limiter
 	var memLimiter *ratelimit.Memory
@@ -111,6 +117,11 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 	srv.RegisterOnShutdown(chatSvc.Stop)
 
+	if cfg.LLM.BaseURL != "" {
+		log.Info("AI: OpenAI-compatible LLM", "base_url", cfg.LLM.BaseURL, "model", cfg.LLM.Model)
+	} else {
+		log.Info("AI: built-in knowledge-base agent (set PARLEY_LLM_BASE_URL for an LLM)")
+	}
 	log.Info("parley listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", versionString())
 	if ready != nil {
 		ready(ln.Addr())

@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"parley/internal/domain"
+	"parley/internal/retrieval/retrievaltest"
 )
 
 var kbEntries = []domain.KnowledgeEntry{
@@ -17,31 +22,121 @@ var kbEntries = []domain.KnowledgeEntry{
 	{Question: "Сколько стоит доставка?", Answer: "Доставка бесплатна от 50 евро.", Lang: "ru"},
 }
 
+func staticKB(entries []domain.KnowledgeEntry) *KB {
+	return NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return entries, nil })
+}
+
+func respond(t *testing.T, kb *KB, text, lang string) Reply {
+	t.Helper()
+	r, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: text, Lang: lang})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestKBAnswers(t *testing.T) {
-	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return kbEntries, nil })
-	a := domain.Agent{ID: "ag_1"}
+	kb := staticKB(kbEntries)
 	tests := []struct {
 		text, lang, want string
-		options          bool
+		unanswered       bool
 	}{
 		{"when are you open? opening hours please", "en", kbEntries[0].Answer, false},
 		{"shipping cost?", "en", kbEntries[1].Answer, false},
 		{"cat costa livrarea", "ro", kbEntries[2].Answer, false}, // no diacritics
 		{"сколько стоит доставка", "ru", kbEntries[3].Answer, false},
+		{"сколько стоит доставкa", "ru", kbEntries[3].Answer, false}, // a Latin "a" typed by mistake
 		{"tell me about quantum chromodynamics", "en", phrases["en"].dontKnow, true},
 		{"???", "ru", phrases["ru"].dontKnow, true},
 	}
 	for _, tt := range tests {
-		r, err := kb.Respond(context.Background(), Request{Agent: a, Text: tt.text, Lang: tt.lang})
+		r := respond(t, kb, tt.text, tt.lang)
+		if r.Text != tt.want || r.Unanswered != tt.unanswered {
+			t.Errorf("%q (%s): got %q unanswered=%v, want %q unanswered=%v", tt.text, tt.lang, r.Text, r.Unanswered, tt.want, tt.unanswered)
+		}
+	}
+}
+
+func TestKBDontKnow(t *testing.T) {
+	kb := staticKB(kbEntries)
+	tests := []struct{ lang, text, human string }{
+		{"en", "what is the weather on Mars", "Talk to a human"},
+		{"ro", "ce vreme va fi mâine pe Marte", "Vorbește cu un om"},
+		{"ru", "какая погода на Марсе", "Поговорить с человеком"},
+		{"de", "wie ist das Wetter auf dem Mars", "Talk to a human"}, // no texts in German: English
+	}
+	for _, tt := range tests {
+		r := respond(t, kb, tt.text, tt.lang)
+		if !r.Unanswered || r.Text != phrasesFor(tt.lang).dontKnow || len(r.Options) == 0 || r.Options[0] != tt.human {
+			t.Errorf("%s: %+v, want the don't-know reply offering %q", tt.lang, r, tt.human)
+		}
+	}
+}
+
+func TestKBRelatedQuestions(t *testing.T) {
+	entries := []domain.KnowledgeEntry{
+		{Question: "How much does shipping cost?", Answer: "Shipping is free over 50 EUR.", Lang: "en"},
+		{Question: "How long does shipping take?", Answer: "Two to three working days.", Lang: "en"},
+		{Question: "Do you offer express shipping?", Answer: "Yes, next day for 10 EUR.", Lang: "en"},
+		{Question: "What are your opening hours?", Answer: "9 to 17, Monday to Friday.", Lang: "en"},
+		{Question: "Cât durează livrarea prin shipping express?", Answer: "O zi.", Lang: "ro"},
+	}
+	kb := staticKB(entries)
+	r := respond(t, kb, "shipping", "en")
+	if r.Unanswered || len(r.Options) != 2 {
+		t.Fatalf("reply %+v, want an answer and the two other shipping questions", r)
+	}
+	answered := slices.IndexFunc(entries, func(e domain.KnowledgeEntry) bool { return e.Answer == r.Text })
+	for _, o := range r.Options {
+		i := slices.IndexFunc(entries, func(e domain.KnowledgeEntry) bool { return e.Question == o })
+		if i < 0 || i == answered || entries[i].Lang != "en" || !strings.Contains(o, "shipping") {
+			t.Errorf("option %q: not a related English question other than the answered one", o)
+		}
+	}
+	// An exact question has no close rivals: nothing else is offered.
+	if r := respond(t, kb, "What are your opening hours?", "en"); r.Text != entries[3].Answer || r.Options != nil {
+		t.Errorf("opening hours: %+v, want the answer without options", r)
+	}
+}
+
+func TestKBDocuments(t *testing.T) {
+	doc := domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "Help", Lang: "en", Text: "# Returns\n\n" +
+		"Send the product back within 30 days in its original packaging; we refund you within a week.\n\n" +
+		"# Warranty\n\nAppliances have a two-year warranty. For a claim, email a photo of the defect."}
+	kb := staticKB(append([]domain.KnowledgeEntry{doc}, kbEntries...))
+	r := respond(t, kb, "how do I make a warranty claim?", "en")
+	if r.Text != "Appliances have a two-year warranty. For a claim, email a photo of the defect." || r.Unanswered {
+		t.Errorf("got %+v, want the warranty passage", r)
+	}
+}
+
+func TestKBPassages(t *testing.T) {
+	doc := domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "Help", Text: "# Warranty\n\nAppliances have a two-year warranty."}
+	kb := staticKB(append([]domain.KnowledgeEntry{doc}, kbEntries...))
+	a := domain.Agent{ID: "ag_1"}
+	tests := []struct {
+		text, lang string
+		k          int
+		want       []string
+	}{
+		{"shipping cost", "en", 3, []string{"Q: How much does shipping cost?\nA: Shipping is free over 50 EUR."}},
+		{"warranty for appliances", "en", 3, []string{"Warranty\nAppliances have a two-year warranty."}},
+		{"cât costă livrarea", "ro", 1, []string{"Q: Cât costă livrarea?\nA: Livrarea este gratuită peste 50 EUR."}},
+		{"quantum chromodynamics", "en", 3, nil},
+	}
+	for _, tt := range tests {
+		got, err := kb.Passages(context.Background(), a, tt.text, tt.lang, tt.k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Text != tt.want {
-			t.Errorf("%q (%s): got %q, want %q", tt.text, tt.lang, r.Text, tt.want)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Passages(%q, %s, %d) = %q, want %q", tt.text, tt.lang, tt.k, got, tt.want)
 		}
-		if (len(r.Options) > 0) != tt.options {
-			t.Errorf("%q: options %v, want options=%v", tt.text, r.Options, tt.options)
-		}
+	}
+	boom := errors.New("db down")
+	failing := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return nil, boom })
+	if _, err := failing.Passages(context.Background(), a, "x", "en", 3); !errors.Is(err, boom) {
+		t.Errorf("Passages err = %v, want the load error", err)
 	}
 }
 
@@ -49,21 +144,117 @@ func TestKBCachesPerAgentVersion(t *testing.T) {
 	loads := 0
 	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { loads++; return kbEntries, nil })
 	v1 := domain.Agent{ID: "ag_1", UpdatedAt: time.Unix(1, 0)}
-	for range 3 {
-		if _, err := kb.Respond(context.Background(), Request{Agent: v1, Text: "hours", Lang: "en"}); err != nil {
+	ask := func(a domain.Agent) {
+		t.Helper()
+		if _, err := kb.Respond(context.Background(), Request{Agent: a, Text: "hours", Lang: "en"}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for range 3 {
+		ask(v1)
 	}
 	if loads != 1 {
 		t.Fatalf("loaded %d times for one version, want 1", loads)
 	}
 	v2 := v1
 	v2.UpdatedAt = time.Unix(2, 0)
-	kb.Respond(context.Background(), Request{Agent: v2, Text: "hours", Lang: "en"})
+	ask(v2)
 	kb.Invalidate("ag_1")
-	kb.Respond(context.Background(), Request{Agent: v2, Text: "hours", Lang: "en"})
+	ask(v2)
 	if loads != 3 {
 		t.Fatalf("loads = %d after a new version and an invalidation, want 3", loads)
+	}
+}
+
+// blockingLoader counts loads and holds each until release is closed.
+type blockingLoader struct {
+	loads   atomic.Int32
+	started chan struct{} // gets a value when a load starts
+	release chan struct{}
+}
+
+func newBlockingLoader() *blockingLoader {
+	return &blockingLoader{started: make(chan struct{}, 100), release: make(chan struct{})}
+}
+
+func (l *blockingLoader) load(ctx context.Context, _ string) ([]domain.KnowledgeEntry, error) {
+	l.loads.Add(1)
+	l.started <- struct{}{}
+	select {
+	case <-l.release:
+		return kbEntries, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func TestKBBuildsOnceForConcurrentRequests(t *testing.T) {
+	l := newBlockingLoader()
+	kb := NewKB(l.load)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: "shipping", Lang: "en"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	<-l.started
+	// However many requests got to wait before the release, one load serves
+	// them all: the rest find the build in progress or its result.
+	close(l.release)
+	wg.Wait()
+	if n := l.loads.Load(); n != 1 {
+		t.Fatalf("%d loads for one burst, want 1", n)
+	}
+}
+
+func TestKBWaiterBuildsWhenBuilderGivesUp(t *testing.T) {
+	l := newBlockingLoader()
+	kb := NewKB(l.load)
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error)
+	go func() {
+		_, err := kb.Respond(ctx, Request{Agent: domain.Agent{ID: "ag_1"}, Text: "hours", Lang: "en"})
+		first <- err
+	}()
+	<-l.started
+	second := make(chan Reply)
+	go func() {
+		r, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: "shipping cost", Lang: "en"})
+		if err != nil {
+			t.Error(err)
+		}
+		second <- r
+	}()
+	cancel() // the first request's deadline passes while it builds
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("first request: %v, want its own context's error", err)
+	}
+	<-l.started // the second request builds again instead of failing
+	close(l.release)
+	if r := <-second; r.Text != kbEntries[1].Answer {
+		t.Fatalf("second request: %+v", r)
+	}
+}
+
+func TestKBInvalidateDuringBuild(t *testing.T) {
+	l := newBlockingLoader()
+	kb := NewKB(l.load)
+	done := make(chan error)
+	go func() {
+		_, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: "hours", Lang: "en"})
+		done <- err
+	}()
+	<-l.started
+	kb.Invalidate("ag_1") // the knowledge changed while the old one loads
+	close(l.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	respond(t, kb, "hours", "en")
+	if n := l.loads.Load(); n != 2 {
+		t.Fatalf("%d loads, want 2: a build overtaken by an edit must not be cached", n)
 	}
 }
 
@@ -72,6 +263,27 @@ func TestKBLoadError(t *testing.T) {
 	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return nil, boom })
 	if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "x"}, Text: "hi"}); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the load error", err)
+	}
+}
+
+// BenchmarkRespond1000 answers from a knowledge base of 1,000 entries, as
+// a visitor's message does once the agent's index is built.
+func BenchmarkRespond1000(b *testing.B) {
+	entries := retrievaltest.Entries(1000, 1)
+	queries := retrievaltest.Queries(entries, 512, 1)
+	kb := staticKB(entries)
+	a := domain.Agent{ID: "ag_1"}
+	if _, err := kb.Respond(context.Background(), Request{Agent: a, Text: "warm up", Lang: "en"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		if _, err := kb.Respond(context.Background(), Request{Agent: a, Text: q.Text, Lang: q.Lang}); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
 

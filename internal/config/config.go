@@ -35,6 +35,9 @@ type LLM struct {
 	BaseURL string
 	APIKey  string
 	Model   string
+	// AgentEndpoints lets agents name their own LLM base URL and key in
+	// their config. Turn it off on instances shared by untrusted owners.
+	AgentEndpoints bool
 }
 
 // Defaults.
@@ -61,6 +64,7 @@ var settings = []setting{
 	{"llm-base-url", "PARLEY_LLM_BASE_URL", "", "OpenAI-compatible API base URL (default: the built-in knowledge-base agent)"},
 	{"llm-api-key", "PARLEY_LLM_API_KEY", "", "API key for the LLM backend"},
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
+	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -96,6 +100,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.TrustedProxies, err = clientip.ParsePrefixes(get("trusted-proxies")); err != nil {
 		errs = append(errs, fmt.Errorf("trusted proxies: %w", err))
+	}
+	if c.LLM.AgentEndpoints, err = strconv.ParseBool(get("llm-agent-endpoints")); err != nil {
+		errs = append(errs, fmt.Errorf("LLM agent endpoints %q: want true or false", get("llm-agent-endpoints")))
 	}
 	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
 		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))

@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != ":8080" || c.DB != "parley-data/parley.db" || c.RateLimit != 30 || !c.Demo ||
-		c.AITimeout != 30*time.Second || c.LogFormat != "text" || len(c.TrustedProxies) != 0 || c.LLM.BaseURL != "" {
+		c.AITimeout != 30*time.Second || c.LogFormat != "text" || len(c.TrustedProxies) != 0 || c.LLM.BaseURL != "" || !c.LLM.AgentEndpoints {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
 }
@@ -55,6 +55,7 @@ func TestBadValues(t *testing.T) {
 		{map[string]string{"PARLEY_DEMO": "maybe"}, nil, "demo"},
 		{map[string]string{"PARLEY_AI_TIMEOUT": "30"}, nil, "AI timeout"},
 		{map[string]string{"PARLEY_LOG_FORMAT": "xml"}, nil, "log format"},
+		{map[string]string{"PARLEY_LLM_AGENT_ENDPOINTS": "sometimes"}, nil, "LLM agent endpoints"},
 		{nil, []string{"--nope"}, "flag provided but not defined"},
 		{nil, []string{"extra"}, "unexpected arguments"},
 	}

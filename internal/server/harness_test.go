@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"parley/internal/agent"
+	"parley/internal/agent/llm"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/domain"
@@ -48,6 +49,7 @@ type envOptions struct {
 	limits    *domain.Limits   // nil: generous limits
 	aiTimeout time.Duration    // 0: the default
 	clock     func() time.Time // nil: time.Now
+	llm       *llm.Config      // set: agents with an LLM are answered by it
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -75,6 +77,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	m := NewMetrics(e.reg)
 	kb := agent.NewKB(st.Knowledge)
 	var responder agent.Responder = kb
+	if o.llm != nil {
+		backend := llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: slog.New(slog.DiscardHandler)})
+		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
+	}
 	if o.responder != nil {
 		responder = o.responder
 	}
