@@ -48,7 +48,10 @@ func NewKB(load KnowledgeLoader) *KB {
 }
 
 // Thresholds on retrieval.Hit.Confidence, the share of the visitor's
-// (IDF-weighted) words an entry accounts for. minConfidence was chosen on
+// (IDF-weighted) words an entry accounts for, raised when the visitor's
+// words cover most of the entry's own question (so context words in a long
+// message do not sink a question that is really asked). minConfidence was
+// chosen on
 // testdata/kb_quality.json (TestKnowledgeQuality). Off-topic questions that
 // share no word with the knowledge score 0, those sharing a generic one
 // 0.2-0.3 ("what is the price of the blue sofa?"), but "do you sell cars?"

@@ -34,11 +34,12 @@ type qualityData struct {
 const (
 	minAccuracy  = 0.90
 	minRejection = 0.80
-	// minHeldOutAccuracy is a regression floor, not the goal: the goal is
-	// 0.90 on unseen questions too, and the lexical engine does not reach
-	// it yet (about 0.70; docs/agent.md). Raise it as the engine improves.
-	minHeldOutAccuracy = 0.65
 )
+
+// heldOutFloor is a regression floor per held-out set, not the goal: the
+// goal is 0.90 on unseen questions too, and the lexical engine does not
+// reach it (docs/agent.md). Raise them as the engine improves.
+var heldOutFloor = map[string]float64{"kb_heldout.json": 0.65, "kb_heldout2.json": 0.50}
 
 func loadQuality(t *testing.T) (qualityData, []domain.KnowledgeEntry) {
 	t.Helper()
@@ -232,29 +233,35 @@ func TestKnowledgeQuality(t *testing.T) {
 	}
 }
 
-// TestKnowledgeQualityHeldOut is the held-out set: kb_heldout.json was
-// written by someone who saw neither the engine nor the development
-// questions, and nothing was tuned on it. It is the honest number, and
-// docs/agent.md reports it beside the development set's.
+// TestKnowledgeQualityHeldOut runs the held-out sets: kb_heldout.json and
+// kb_heldout2.json were written by people who saw neither the engine nor
+// the development questions. Set 1 was looked at once the engine existed
+// (and guided a round of general improvements); set 2 was measured only
+// after that round and never used to change anything. docs/agent.md
+// reports both beside the development set's numbers.
 func TestKnowledgeQualityHeldOut(t *testing.T) {
 	d, entries := loadQuality(t)
-	raw, err := os.ReadFile("testdata/kb_heldout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held struct {
-		Questions []question                    `json:"questions"`
-		OffTopic  []struct{ Lang, Text string } `json:"off_topic"`
-	}
-	if err := json.Unmarshal(raw, &held); err != nil {
-		t.Fatal(err)
-	}
-	for l, s := range evaluate(t, d, entries, held.Questions, held.OffTopic) {
-		if strings.Contains(l, "/") {
-			continue
-		}
-		if s.accuracy() < minHeldOutAccuracy {
-			t.Errorf("%s: held-out top-1 accuracy %.1f%%, want at least %.0f%%", l, 100*s.accuracy(), 100*minHeldOutAccuracy)
-		}
+	for _, file := range []string{"kb_heldout.json", "kb_heldout2.json"} {
+		t.Run(file, func(t *testing.T) {
+			raw, err := os.ReadFile("testdata/" + file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var held struct {
+				Questions []question                    `json:"questions"`
+				OffTopic  []struct{ Lang, Text string } `json:"off_topic"`
+			}
+			if err := json.Unmarshal(raw, &held); err != nil {
+				t.Fatal(err)
+			}
+			for l, s := range evaluate(t, d, entries, held.Questions, held.OffTopic) {
+				if strings.Contains(l, "/") {
+					continue
+				}
+				if s.accuracy() < heldOutFloor[file] {
+					t.Errorf("%s: held-out top-1 accuracy %.1f%%, below the floor of %.0f%%", l, 100*s.accuracy(), 100*heldOutFloor[file])
+				}
+			}
+		})
 	}
 }

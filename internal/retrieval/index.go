@@ -64,6 +64,7 @@ type langIndex struct {
 	stemTypos *fuzzy   // over term stems: catches typos in unseen word forms
 	related   *relatives
 	df        []int32
+	headInfo  []float64 // by unit (local): IDF sum of its distinct head terms, for head coverage
 
 	scratch sync.Pool // *accumulator
 }
@@ -176,6 +177,14 @@ func (ix *Index) buildLang(lang string, visible func(entryLang string) bool) *la
 	li.idf = make([]float64, len(li.df))
 	for id, df := range li.df {
 		li.idf[id] = idf(n, float64(df))
+	}
+	li.headInfo = make([]float64, len(all))
+	for local, ut := range all {
+		for id, f := range ut.tf {
+			if f[0] > 0 {
+				li.headInfo[local] += li.idf[id]
+			}
+		}
 	}
 	// A word no unit has is as telling as the rarest word there is.
 	li.rareIDF = idf(n, 1)

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"slices"
+	"unicode/utf8"
 
 	"parley/internal/domain"
 )
@@ -17,19 +18,62 @@ type Hit struct {
 	Confidence float64 // in [0,1]: how much of the query the unit explains
 }
 
-// Confidence scoring. Confidence is the share of the query's information
-// (its words weighted by IDF) that the unit accounts for. A word found only
-// in the body (answer or passage text) counts bodyMatch of a word found in
-// the question or heading: answers mention many things in passing. A word
-// recognised only as a typo of a known word counts typoMatch, one
-// recognised as a relative of a known stem (see relatives) relativeMatch, a
-// synonym synonymMatch. Such a word is weighed by the IDF of the word it was
-// taken for, in both the score and the confidence.
+// Confidence scoring. Confidence looks at a match from both sides:
+//
+//   - Query coverage: the share of the query's information (its words
+//     weighted by IDF) that the unit accounts for. A word found only in the
+//     body (answer or passage text) counts bodyMatch of a word found in the
+//     question or heading: answers mention many things in passing. A word
+//     recognised only as a typo of a known word counts typoMatch, one
+//     recognised as a relative of a known stem (see relatives)
+//     relativeMatch, a synonym synonymMatch. Such a word is weighed by the
+//     IDF of the word it was taken for, in both the score and the
+//     confidence.
+//   - Head coverage: the share of the unit's question or heading (its
+//     distinct words weighted by IDF) that the query asks about.
+//
+// Query coverage alone drowns in the context of a long question ("I bought
+// a lamp two weeks ago, never used it, … can I send it back?"): every word
+// the knowledge lacks weighs as the rarest known word, so even a question
+// that asks exactly what a stored question asks scores low. Head coverage
+// sees that the stored question is asked, whatever else the visitor says.
+// It is mixed in squared, and only ever raises the confidence: an
+// off-topic question often shares one word with a short stored question
+// ("do you sell submarines for shipping?" and "How much does shipping
+// cost?" share half of it), while a question that really asks the stored
+// one covers most of it. Squaring keeps half a head (0.25) from lifting a
+// coincidence over the agent's threshold, yet lets a fully covered head
+// rescue a long question. headMix is the head coverage's share.
 const (
 	bodyMatch     = 0.75
 	typoMatch     = 0.8
 	relativeMatch = 0.8
+	headMix       = 0.7
 )
+
+// numberWeight scales a number's weight in a query. Numbers in a visitor's
+// message are mostly their own circumstances ("ordered 3 days ago", "after
+// 8 months"), which an answer mentioning the same number in passing ("within
+// 3 days of delivery") does not address; as words they are rare, so full
+// IDF would let them outweigh the words that say what is asked.
+const numberWeight = 0.3
+
+// confidence combines query coverage q and head coverage h (see above):
+// head coverage can raise the confidence, never lower it, so terse
+// questions answered from the body (the answer text) keep theirs.
+func confidence(q, h float64) float64 {
+	q = min(q, 1)
+	return max(q, (1-headMix)*q+headMix*h*h)
+}
+
+// headCoverage is the share of local unit's head information that head,
+// the IDF sum of the head terms a query matched, stands for.
+func (li *langIndex) headCoverage(local int32, head float64) float64 {
+	if li.headInfo[local] == 0 {
+		return 0
+	}
+	return min(head/li.headInfo[local], 1)
+}
 
 // queryTerm is one distinct analysed word of a query and the vocabulary
 // terms it matches: the word itself, or what it was recognised as, and that
@@ -78,12 +122,16 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 	acc.reset()
 	for _, t := range terms {
 		for _, a := range t.alts {
+			// Head coverage weighs the unit's own word (what it is
+			// about), not the query's: a synonym covers "delivery" as
+			// much as "delivery" is worth to the unit.
+			hm := li.idf[a.id] * a.match
 			for _, p := range li.postings[a.id] {
-				m := t.weight * a.match
+				m, h := t.weight*a.match, hm
 				if !p.head {
-					m *= bodyMatch
+					m, h = m*bodyMatch, 0
 				}
-				acc.offer(p.unit, t.weight*a.match*float64(p.impact), m)
+				acc.offer(p.unit, t.weight*a.match*float64(p.impact), m, h)
 			}
 		}
 		acc.commit()
@@ -99,7 +147,7 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 			Heading:    u.heading,
 			Passage:    u.text,
 			Score:      acc.score[local],
-			Confidence: min(acc.match[local]/total, 1),
+			Confidence: confidence(acc.match[local]/total, li.headCoverage(local, acc.head[local])),
 		})
 	}
 	return hits
@@ -116,7 +164,7 @@ func (li *langIndex) queryTerms(query, lang string) []queryTerm {
 	var seenStems []string // of unknown words
 	var seenTerms []int32  // of the terms words were recognised as
 	for _, t := range an.terms(nil, query) {
-		main, match := int32(-1), 1.0
+		main, match, base := int32(-1), 1.0, t.stem
 		if id, ok := li.terms[t.stem]; ok {
 			main = id
 		} else if hasDigit(t.word) {
@@ -125,27 +173,52 @@ func (li *langIndex) queryTerms(query, lang string) []queryTerm {
 			main, match = li.wordTerm[w], typoMatch
 		} else if s, ok := li.stemTypos.lookup(t.stem, li.moreFrequentTerm); ok {
 			main, match = s, typoMatch
+		} else if w, ok := synonymTypo(t); ok {
+			match, base = typoMatch, w
 		}
-		stem := t.stem
 		if main >= 0 {
 			if slices.Contains(seenTerms, main) {
 				continue
 			}
 			seenTerms = append(seenTerms, main)
-			stem = li.stems[main]
+			base = li.stems[main]
 		} else {
-			if slices.Contains(seenStems, t.stem) {
+			if slices.Contains(seenStems, base) {
 				continue
 			}
-			seenStems = append(seenStems, t.stem)
+			seenStems = append(seenStems, base)
 		}
-		qt := li.expand(main, match, stem, t.word, t.lang)
+		qt := li.expand(main, match, base, t.word, t.lang)
 		if len(qt.alts) == 0 && isStopTypo(t) {
 			continue
+		}
+		if hasDigit(t.word) {
+			qt.weight *= numberWeight
 		}
 		out = append(out, qt)
 	}
 	return out
+}
+
+// minSynonymTypo is the shortest word synonymTypo corrects. Unlike a typo
+// of a vocabulary word, nothing in the knowledge confirms the reading, and
+// short real words are often one edit from some word of the lists (Russian
+// "ждать", "wait", from "сдать", "hand in").
+const minSynonymTypo = 6
+
+// synonymTypo recognises an unknown word as a misspelt word of the synonym
+// groups ("gurantee" where the knowledge says "warranty") and returns that
+// word's stem. Words that are in a group themselves are left alone.
+func synonymTypo(t term) (string, bool) {
+	f := synonymTypos[t.lang]
+	if f == nil || len(synonyms[t.lang][t.stem]) > 0 || utf8.RuneCountInString(t.word) < minSynonymTypo {
+		return "", false
+	}
+	w, ok := f.lookup(t.word, func(a, b int32) bool { return a < b })
+	if !ok {
+		return "", false
+	}
+	return stem(t.lang, string(f.words[w])), true
 }
 
 // expand makes the query term for a word recognised as term main (-1 when
@@ -200,37 +273,39 @@ func (li *langIndex) moreFrequentTerm(a, b int32) bool {
 	return a < b
 }
 
-// accumulator holds one search's per-unit sums; searches reuse them through
-// a pool, so a search allocates little more than its hits. offer keeps the
-// best contribution of one query word per unit, commit adds them.
+// accumulator holds one search's per-unit sums (score, query information
+// matched, head information matched); searches reuse them through a pool,
+// so a search allocates little more than its hits. offer keeps the best
+// contribution of one query word per unit, commit adds them.
 type accumulator struct {
-	score, match         []float64
-	touched              []int32
-	wordScore, wordMatch []float64
-	wordTouched          []int32
-	top                  []int32
+	score, match, head             []float64
+	touched                        []int32
+	wordScore, wordMatch, wordHead []float64
+	wordTouched                    []int32
+	top                            []int32
 }
 
 func newAccumulator(n int) *accumulator {
 	return &accumulator{
-		score: make([]float64, n), match: make([]float64, n),
-		wordScore: make([]float64, n), wordMatch: make([]float64, n),
+		score: make([]float64, n), match: make([]float64, n), head: make([]float64, n),
+		wordScore: make([]float64, n), wordMatch: make([]float64, n), wordHead: make([]float64, n),
 	}
 }
 
 func (a *accumulator) reset() {
 	for _, u := range a.touched {
-		a.score[u], a.match[u] = 0, 0
+		a.score[u], a.match[u], a.head[u] = 0, 0, 0
 	}
 	a.touched = a.touched[:0]
 }
 
-func (a *accumulator) offer(u int32, score, match float64) {
+func (a *accumulator) offer(u int32, score, match, head float64) {
 	if a.wordScore[u] == 0 && a.wordMatch[u] == 0 {
 		a.wordTouched = append(a.wordTouched, u)
 	}
 	a.wordScore[u] = max(a.wordScore[u], score)
 	a.wordMatch[u] = max(a.wordMatch[u], match)
+	a.wordHead[u] = max(a.wordHead[u], head)
 }
 
 func (a *accumulator) commit() {
@@ -240,7 +315,8 @@ func (a *accumulator) commit() {
 		}
 		a.score[u] += a.wordScore[u]
 		a.match[u] += a.wordMatch[u]
-		a.wordScore[u], a.wordMatch[u] = 0, 0
+		a.head[u] += a.wordHead[u]
+		a.wordScore[u], a.wordMatch[u], a.wordHead[u] = 0, 0, 0
 	}
 	a.wordTouched = a.wordTouched[:0]
 }

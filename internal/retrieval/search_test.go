@@ -182,3 +182,52 @@ func TestQueryExpansion(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchConfidenceBothSides checks the confidence measures of a long
+// question: context words the knowledge lacks must not drown a question
+// that asks exactly what a stored question asks, while a coincidental
+// match of part of a stored question stays unconfident.
+func TestSearchConfidenceBothSides(t *testing.T) {
+	ix := Build(testEntries)
+	long := "I moved flats last month and my neighbour told me the courier was slow, so which payment methods do you accept?"
+	hits := ix.Search(long, "en", 1)
+	if len(hits) == 0 || hits[0].Passage != testEntries[2].Answer || hits[0].Confidence < confident {
+		t.Errorf("%q: %+v, want a confident payment answer", long, hits)
+	}
+	for _, q := range []string{"do you sell submarines for shipping underwater", "do you sell shipping containers for boats"} {
+		if hits := ix.Search(q, "en", 1); len(hits) > 0 && hits[0].Confidence >= confident {
+			t.Errorf("%q: confident hit %q (%.2f), want none", q, hits[0].Passage, hits[0].Confidence)
+		}
+	}
+}
+
+// TestSearchNumbersWeighLess: a number in the visitor's circumstances must
+// not pull the answer that merely mentions the same number.
+func TestSearchNumbersWeighLess(t *testing.T) {
+	ix := Build([]domain.KnowledgeEntry{
+		{Question: "How can I track my parcel?", Answer: "We email a tracking link when the parcel leaves our warehouse."},
+		{Question: "Assembly service", Answer: "Our team assembles furniture within 17 days of delivery for a fee."},
+	})
+	hits := ix.Search("where is my parcel, ordered 17 days ago", "en", 2)
+	if len(hits) == 0 || hits[0].Question != "How can I track my parcel?" {
+		t.Errorf("got %+v, want the tracking entry first", hits)
+	}
+}
+
+// TestSearchMisspeltSynonym: a typo of a synonym-list word finds the
+// knowledge base's own word for it.
+func TestSearchMisspeltSynonym(t *testing.T) {
+	ix := Build([]domain.KnowledgeEntry{
+		{Question: "What warranty do your products have?", Answer: "Two years on everything."},
+		{Question: "How much does delivery cost?", Answer: "Delivery is free."},
+	})
+	hits := ix.Search("how long is the gurantee", "en", 1)
+	if len(hits) == 0 || hits[0].Question != "What warranty do your products have?" || hits[0].Confidence < confident {
+		t.Errorf("got %+v, want a confident warranty hit", hits)
+	}
+	// Short words are not read as misspelt synonyms: "ждать" (wait) is one
+	// edit from "сдать" (hand in, a synonym of "вернуть").
+	if _, ok := synonymTypo(term{word: "ждать", stem: stem("ru", "ждать"), lang: "ru"}); ok {
+		t.Error(`"ждать" taken for a misspelt synonym`)
+	}
+}

@@ -21,7 +21,8 @@ var stopWords = map[string]map[string]bool{
 		wont would you youre your yours many now
 		hello hi hey thanks thank regards dear
 		want wanted wanting like need know wonder wondering tell ask asking question
-		anyone someone something anything possible`),
+		anyone someone something anything possible
+		still yet already really actually maybe ago`),
 	"ro": wordSet(`
 		a ai al ale alt alta alte altul am ar are as asa asta astea au acea aceasta
 		acel acela acele acei aceste acestea acest acesta acolo aici atat atunci avea
@@ -34,7 +35,8 @@ var stopWords = map[string]map[string]bool{
 		tot toata toate toti tu un una unde unei unor unui va vi voi voastra vostru
 		buna ziua salut salutare multumesc multumim mersi rog va vreau vrea vrem
 		doresc dori as spuneti spune puteti putea pot poate poti pute trebuie
-		stiu stie aflu afla intreb intrebare cineva ceva cumva oare acum`),
+		stiu stie aflu afla intreb intrebare cineva ceva cumva oare acum
+		fac face faci facem faceti fi`),
 	"ru": wordSet(`
 		а без бы был была были было быть в вам вами вас весь во вот все всего всех вы
 		ваш ваша ваше вашей вашего ваши где да даже для до его ее ей ему если есть еще
@@ -46,7 +48,9 @@ var stopWords = map[string]map[string]bool{
 		здравствуйте привет добрый пожалуйста спасибо благодарю подскажите скажите
 		скажи расскажите хочу хотел хотела хотели хотим можно могу может можете
 		нужно нужен нужна узнать знать интересует вопрос сейчас сколько скольки
-		куда который которая которое которые которую котором`),
+		куда который которая которое которые которую котором
+		свой своя свое свои своего своей своему своим своих свою своем
+		делать сделать уже ещё`),
 }
 
 // wordSet turns a blank-separated word list into a set of folded words.

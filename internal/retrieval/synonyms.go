@@ -105,3 +105,19 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// synonymTypos finds the words of the synonym groups within maxEdits of a
+// misspelt query word, per stemmer language.
+var synonymTypos = func() map[string]*fuzzy {
+	m := make(map[string]*fuzzy)
+	for lang, groups := range synonymGroups {
+		var words []string
+		for _, w := range strings.Fields(groups) {
+			if w = Fold(w); !contains(words, w) {
+				words = append(words, w)
+			}
+		}
+		m[lang] = newFuzzy(words)
+	}
+	return m
+}()
