@@ -62,7 +62,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if err != nil {
 		return ChatResult{}, err
 	}
-	s.notifier.Publish(conv.ID) // the dashboard's live view
+	s.changed(conv.AccountID, conv.ID)
 	if conv.Mode == domain.ModeHuman {
 		return ChatResult{Handoff: true}, nil
 	}
@@ -97,7 +97,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 			return ChatResult{}, err
 		}
 	}
-	s.notifier.Publish(conv.ID)
+	s.changed(conv.AccountID, conv.ID)
 	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
 }
 

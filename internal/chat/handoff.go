@@ -44,9 +44,27 @@ func (s *Service) setMode(ctx context.Context, accountID, id string, m domain.Mo
 	}
 	changed, err := s.store.SetMode(ctx, id, m)
 	if err == nil && changed {
-		s.notifier.Publish(id)
+		s.changed(accountID, id)
 	}
 	return changed, err
+}
+
+// TakeOverAs hands the conversation to a dashboard user. Of two operators
+// clicking at once exactly one wins; the other gets won=false and the
+// conversation with the winner's name.
+func (s *Service) TakeOverAs(ctx context.Context, accountID, conversationID string, u domain.User) (domain.Conversation, bool, error) {
+	if _, err := s.operatorConversation(ctx, accountID, conversationID); err != nil {
+		return domain.Conversation{}, false, err
+	}
+	name := u.Name
+	if name == "" {
+		name = u.Email
+	}
+	conv, won, err := s.store.TakeOver(ctx, conversationID, u.ID, name)
+	if err == nil && won {
+		s.changed(accountID, conversationID)
+	}
+	return conv, won, err
 }
 
 // OperatorReply stores an operator's message, taking the conversation over
@@ -72,6 +90,6 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID, 
 	if err != nil {
 		return domain.Message{}, err
 	}
-	s.notifier.Publish(conversationID)
+	s.changed(accountID, conversationID)
 	return msg, nil
 }

@@ -62,6 +62,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if err != nil {
 		return InitResult{}, err
 	}
+	s.notifier.Publish(AccountTopic(conv.AccountID)) // a new row in the inbox
 	return InitResult{
 		ConversationID: conv.ID,
 		VisitorID:      visitor,

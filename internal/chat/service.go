@@ -86,3 +86,14 @@ func (s *Service) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 // Waiting is the number of long polls waiting now (a metric, and a way for
 // tests to know a poll is parked without sleeping).
 func (s *Service) Waiting() int { return int(s.waiting.Load()) }
+
+// AccountTopic is the notifier topic for everything in an account (the
+// dashboard's inbox listens to it); a conversation's own topic is its id.
+func AccountTopic(accountID string) string { return "account:" + accountID }
+
+// changed wakes whoever waits on the conversation (the visitor's long poll,
+// an operator's open conversation) and on its account (the inbox).
+func (s *Service) changed(accountID, conversationID string) {
+	s.notifier.Publish(conversationID)
+	s.notifier.Publish(AccountTopic(accountID))
+}

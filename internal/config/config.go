@@ -23,6 +23,7 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	BaseURL        string // public URL for embed snippets; "" uses the request's host
 	Demo           bool   // create the demo account on an empty database
+	Signup         bool   // anyone may create an account in the dashboard
 	LogFormat      string // "text" or "json"
 	LogLevel       string // "debug", "info", "warn", "error"
 	AITimeout      time.Duration
@@ -58,6 +59,7 @@ var settings = []setting{
 	{"trusted-proxies", "PARLEY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
 	{"base-url", "PARLEY_BASE_URL", "", "public base URL used in embed snippets (default: the request's host)"},
 	{"demo", "PARLEY_DEMO", "true", "create a demo account, agent and page on an empty database"},
+	{"signup", "PARLEY_SIGNUP", "true", "let anyone create an account on the dashboard's sign-up page"},
 	{"log-format", "PARLEY_LOG_FORMAT", "text", "log format: text or json"},
 	{"log-level", "PARLEY_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 	{"ai-timeout", "PARLEY_AI_TIMEOUT", "30s", "how long the AI may take to answer (Go duration)"},
@@ -103,6 +105,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.LLM.AgentEndpoints, err = strconv.ParseBool(get("llm-agent-endpoints")); err != nil {
 		errs = append(errs, fmt.Errorf("LLM agent endpoints %q: want true or false", get("llm-agent-endpoints")))
+	}
+	if c.Signup, err = strconv.ParseBool(get("signup")); err != nil {
+		errs = append(errs, fmt.Errorf("signup %q: want true or false", get("signup")))
 	}
 	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
 		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))

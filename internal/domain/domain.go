@@ -103,6 +103,10 @@ type Conversation struct {
 	// and no operator has taken over yet. The mode stays ModeAI meanwhile.
 	Waiting bool
 	Misses  int // consecutive AI replies that could not answer
+	// The operator handling the conversation while ModeHuman: a dashboard
+	// user's id and name, or empty when taken over through the API.
+	AssigneeID   string
+	AssigneeName string
 }
 
 // Message is one stored message. Seq orders the messages of the whole
@@ -132,4 +136,33 @@ type APIToken struct {
 	AccountID string
 	Name      string
 	CreatedAt time.Time
+}
+
+// Roles of the people who sign in to the dashboard. Owners manage agents,
+// keys, billing and the team; operators answer conversations.
+type UserRole string
+
+const (
+	UserOwner    UserRole = "owner"
+	UserOperator UserRole = "operator"
+)
+
+// User is a person who signs in to an account's dashboard.
+type User struct {
+	ID           string
+	AccountID    string
+	Email        string
+	Name         string
+	PasswordHash string
+	Role         UserRole
+	CreatedAt    time.Time
+}
+
+// IsOwner reports whether the user may change agents, keys, billing and the team.
+func (u User) IsOwner() bool { return u.Role == UserOwner }
+
+// DayCount is the number of conversations started on one UTC day.
+type DayCount struct {
+	Day   time.Time // midnight UTC
+	Count int
 }

@@ -81,6 +81,48 @@ type Store interface {
 
 	// Usage reads an account's usage in a period; zero usage when none.
 	Usage(ctx context.Context, accountID, period string) (domain.Usage, error)
+	// ConversationsPerDay counts the account's conversations per UTC day
+	// in [from, to), one DayCount per day, days without any included.
+	ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error)
+
+	// Dashboard users. Emails are unique across the instance and compared
+	// case-insensitively. CreateAccount also creates the account's owner
+	// user with the account's email, name and password hash.
+	CreateUser(ctx context.Context, u NewUser) (domain.User, error) // ErrConflict when the email is taken
+	UserByEmail(ctx context.Context, email string) (domain.User, error)
+	User(ctx context.Context, accountID, userID string) (domain.User, error)
+	Users(ctx context.Context, accountID string) ([]domain.User, error) // oldest first
+	SetPassword(ctx context.Context, userID, passwordHash string) error
+	// DeleteUser removes an operator and their sessions; the last owner
+	// of an account cannot be deleted (domain.ErrConflict).
+	DeleteUser(ctx context.Context, accountID, userID string) error
+
+	// Sessions: only SHA-256 hashes of session tokens are stored.
+	CreateSession(ctx context.Context, userID string, tokenHash []byte, expires time.Time) error
+	// SessionUser returns the user of a session that has not expired at
+	// now; domain.ErrNotFound otherwise.
+	SessionUser(ctx context.Context, tokenHash []byte, now time.Time) (domain.User, error)
+	DeleteSession(ctx context.Context, tokenHash []byte) error
+	DeleteUserSessions(ctx context.Context, userID string) error
+
+	// APITokens lists the account's tokens (never the tokens themselves),
+	// oldest first; RevokeAPIToken deletes one.
+	APITokens(ctx context.Context, accountID string) ([]domain.APIToken, error)
+	RevokeAPIToken(ctx context.Context, accountID, tokenID string) error
+
+	// TakeOver hands an AI-handled conversation to the operator in one
+	// atomic step. When another operator got there first it returns
+	// won=false and the conversation as it is (with the holder's name).
+	TakeOver(ctx context.Context, conversationID, userID, userName string) (conv domain.Conversation, won bool, err error)
+}
+
+// NewUser is a dashboard user to create.
+type NewUser struct {
+	AccountID    string
+	Email        string
+	Name         string
+	PasswordHash string
+	Role         domain.UserRole
 }
 
 type NewAccount struct {
@@ -139,6 +181,7 @@ type ConversationFilter struct {
 	AgentID string      // "" for all
 	Mode    domain.Mode // "" for all
 	Waiting *bool       // nil for all; true: only those waiting for a human
+	Search  string      // "" for all; else only those with a message containing it (case-insensitive)
 	Limit   int         // 1..100; 0 means 50
 	Before  string      // cursor from ConversationPage.Next; "" for the first page
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -39,9 +40,25 @@ func (s *Store) CreateAccount(ctx context.Context, n store.NewAccount) (domain.A
 		Limits:       n.Limits,
 		CreatedAt:    now(),
 	}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.Email, a.Name, a.PasswordHash,
-		a.Limits.MonthlyConversations, a.Limits.OveragePriceCents, a.Limits.SpendCapCents, millis(a.CreatedAt))
+	// The owner user is created in the same transaction: an account nobody
+	// can sign in to must never exist, nor an owner without an account.
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.Email, a.Name, a.PasswordHash,
+			a.Limits.MonthlyConversations, a.Limits.OveragePriceCents, a.Limits.SpendCapCents, millis(a.CreatedAt))
+		if err != nil {
+			return err
+		}
+		return insertUser(ctx, tx, domain.User{
+			ID:           newUserID(),
+			AccountID:    a.ID,
+			Email:        a.Email,
+			Name:         a.Name,
+			PasswordHash: a.PasswordHash,
+			Role:         domain.UserOwner,
+			CreatedAt:    a.CreatedAt,
+		})
+	})
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("create account: %w", constraintErr(err))
 	}
@@ -93,4 +110,34 @@ func (s *Store) AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain
 	return scanAccount(s.r.QueryRowContext(ctx, `
 		SELECT `+accountCols+` FROM accounts
 		WHERE id = (SELECT account_id FROM api_tokens WHERE token_hash = ?)`, tokenHash))
+}
+
+// APITokens lists the account's tokens without their hashes: a hash is only
+// ever compared, never shown.
+func (s *Store) APITokens(ctx context.Context, accountID string) ([]domain.APIToken, error) {
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT id, account_id, name, created_at FROM api_tokens
+		WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	toks := []domain.APIToken{}
+	for rows.Next() {
+		var t domain.APIToken
+		var created int64
+		if err := rows.Scan(&t.ID, &t.AccountID, &t.Name, &created); err != nil {
+			return nil, err
+		}
+		t.CreatedAt = fromMillis(created)
+		toks = append(toks, t)
+	}
+	return toks, rows.Err()
+}
+
+// RevokeAPIToken deletes the row, so AccountByAPIToken stops finding the
+// account at once. The account in the WHERE keeps one account from revoking
+// another's token.
+func (s *Store) RevokeAPIToken(ctx context.Context, accountID, tokenID string) error {
+	return oneRow(s.w.ExecContext(ctx, `DELETE FROM api_tokens WHERE id = ? AND account_id = ?`, tokenID, accountID))
 }

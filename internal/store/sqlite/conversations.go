@@ -14,14 +14,14 @@ import (
 )
 
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
-	created_at, last_message_at, last_message, waiting, misses`
+	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name`
 
 func scanConversation(sc scanner) (domain.Conversation, error) {
 	var c domain.Conversation
 	var created int64
 	var last sql.NullInt64
 	if err := sc.Scan(&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
-		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses); err != nil {
+		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName); err != nil {
 		return domain.Conversation{}, err
 	}
 	c.CreatedAt = fromMillis(created)
@@ -138,6 +138,11 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, "waiting = ?")
 		args = append(args, *f.Waiting)
 	}
+	if f.Search != "" {
+		where = append(where, `EXISTS (SELECT 1 FROM messages m
+			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '`+likeEscape+`')`)
+		args = append(args, containsPattern(f.Search))
+	}
 	if f.Before != "" {
 		c, err := decodeCursor(f.Before)
 		if err != nil {
@@ -191,9 +196,12 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 			return nil
 		}
 		changed = true
-		// A human taking over ends the wait for one.
+		// A human taking over ends the wait for one. This takeover has no
+		// dashboard user (TakeOver records one), and a release to the AI
+		// ends the assignment: either way the assignee is cleared.
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ?,
-			waiting = CASE WHEN ? = 'human' THEN 0 ELSE waiting END WHERE id = ?`, m, m, conversationID)
+			waiting = CASE WHEN ? = 'human' THEN 0 ELSE waiting END,
+			assignee_id = '', assignee_name = '' WHERE id = ?`, m, m, conversationID)
 		return err
 	})
 	if err != nil {
@@ -219,4 +227,32 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 		}
 	}
 	return n > 0, nil
+}
+
+// TakeOver checks the mode and assigns in one writer transaction: two
+// operators clicking at once are serialized by the single writer
+// connection, so exactly one finds the conversation still with the AI.
+func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, bool, error) {
+	var c domain.Conversation
+	won := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		c, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, conversationID))
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		if c.Mode == domain.ModeHuman {
+			return nil // someone holds it already; c names them
+		}
+		won = true
+		c.Mode, c.Waiting, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, userID, userName
+		_, err = tx.ExecContext(ctx, `UPDATE conversations
+			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,
+			userID, userName, conversationID)
+		return err
+	})
+	if err != nil {
+		return domain.Conversation{}, false, fmt.Errorf("take over: %w", err)
+	}
+	return c, won, nil
 }

@@ -36,8 +36,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			return domain.ErrModeChanged
 		}
 		res, err := tx.ExecContext(ctx, `
-			INSERT INTO messages (conversation_id, role, text, operator_name, created_at) VALUES (?, ?, ?, ?, ?)`,
-			m.ConversationID, m.Role, m.Text, m.OperatorName, millis(m.CreatedAt))
+			INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`,
+			m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, millis(m.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -49,6 +50,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		}
 		if c.Mode == domain.ModeHuman {
 			c.Waiting = false
+		} else {
+			// Handed back to the AI: nobody holds it any more, as in SetMode.
+			c.AssigneeID, c.AssigneeName = "", ""
 		}
 		if n.Role == domain.RoleAI {
 			if n.Unanswered {
@@ -59,8 +63,10 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		}
 		c.LastMessageAt, c.LastMessage = m.CreatedAt, m.Text
 		_, err = tx.ExecContext(ctx, `
-			UPDATE conversations SET mode = ?, waiting = ?, misses = ?, last_message_at = ?, last_message = ? WHERE id = ?`,
-			c.Mode, c.Waiting, c.Misses, millis(m.CreatedAt), m.Text, m.ConversationID)
+			UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
+				last_message_at = ?, last_message = ?
+			WHERE id = ?`,
+			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(m.CreatedAt), m.Text, m.ConversationID)
 		return err
 	})
 	if err != nil {

@@ -28,6 +28,14 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	step    func(ctx context.Context, tx *sql.Tx) error // nil for most
+}
+
+// migrationSteps are the Go parts of migrations, by version: data changes
+// SQL cannot express. A step runs right after its migration's SQL in the
+// same transaction, so the two apply (or fail) as one.
+var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	3: foldExistingMessages,
 }
 
 // migrationName is "0001_what_it_does.sql"; the number is the version.
@@ -55,7 +63,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: read migration %s: %w", e.Name(), err)
 		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body), step: migrationSteps[v]})
 	}
 	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
 	for i := 1; i < len(ms); i++ {
@@ -121,6 +129,11 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	if m.step != nil {
+		if err := m.step(ctx, tx); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		m.version, m.name, time.Now().UnixMilli()); err != nil {

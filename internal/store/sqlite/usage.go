@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"parley/internal/domain"
 )
@@ -22,4 +24,48 @@ func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usa
 		}
 	}
 	return u, rows.Err()
+}
+
+// utcDay is the length of a UTC day: UTC has no daylight saving time.
+const utcDay = 24 * time.Hour
+
+// ConversationsPerDay counts conversations created in [from, to) by UTC
+// day. The days run from the one holding from up to the last one starting
+// before to, so a from or to inside a day still lists that day.
+func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error) {
+	y, m, d := from.UTC().Date()
+	first := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	days := []domain.DayCount{}
+	for t := first; t.Before(to); t = t.Add(utcDay) {
+		days = append(days, domain.DayCount{Day: t})
+	}
+	if len(days) == 0 {
+		return days, nil
+	}
+
+	// Offsets from first are never negative (created_at >= from >= first),
+	// so integer division floors and yields the index into days.
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT (created_at - ?) / ?, count(*) FROM conversations
+		WHERE account_id = ? AND created_at >= ? AND created_at < ?
+		GROUP BY 1`,
+		millis(first), utcDay.Milliseconds(), accountID, millis(from), millis(to))
+	if err != nil {
+		return nil, fmt.Errorf("conversations per day: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int64
+		var n int
+		if err := rows.Scan(&i, &n); err != nil {
+			return nil, err
+		}
+		if i >= 0 && i < int64(len(days)) { // always; guards the index
+			days[i].Count = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return days, nil
 }

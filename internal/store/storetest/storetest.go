@@ -53,6 +53,16 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"KnowledgeItems", testKnowledgeItems},
 		{"AgentVersion", testAgentVersionStrictlyIncreases},
 		{"WaitingAndMisses", testWaitingAndMisses},
+		{"AccountOwner", testAccountOwner},
+		{"Users", testUsers},
+		{"SetPassword", testSetPassword},
+		{"DeleteUser", testDeleteUser},
+		{"Sessions", testSessions},
+		{"APITokenList", testAPITokenList},
+		{"TakeOver", testTakeOver},
+		{"TakeOverRace", testTakeOverRace},
+		{"Search", testSearch},
+		{"ConversationsPerDay", testConversationsPerDay},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,143 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+
+	"parley/internal/domain"
+)
+
+func init() {
+	add(map[string][3]string{
+		"conv.title":      {"Conversation", "Conversație", "Разговор"},
+		"conv.visitor":    {"Visitor", "Vizitator", "Посетитель"},
+		"conv.page":       {"Page", "Pagina", "Страница"},
+		"conv.started":    {"Started", "Început", "Начат"},
+		"conv.agent":      {"Agent", "Agent", "Агент"},
+		"conv.takeover":   {"Take over", "Preia", "Взять на себя"},
+		"conv.release":    {"Hand back to AI", "Predă înapoi AI-ului", "Вернуть ИИ"},
+		"conv.reply":      {"Reply", "Răspuns", "Ответ"},
+		"conv.send":       {"Send", "Trimite", "Отправить"},
+		"conv.ai":         {"The AI is answering this conversation.", "AI-ul răspunde în această conversație.", "На этот разговор отвечает ИИ."},
+		"conv.mine":       {"You are answering this conversation.", "Dvs. răspundeți în această conversație.", "Вы отвечаете в этом разговоре."},
+		"conv.theirs":     {"%s is answering this conversation.", "%s răspunde în această conversație.", "В этом разговоре отвечает %s."},
+		"conv.api":        {"An operator is answering this conversation.", "Un operator răspunde în această conversație.", "В этом разговоре отвечает оператор."},
+		"conv.lost":       {"Someone else took this conversation over first.", "Altcineva a preluat deja această conversație.", "Этот разговор уже взял на себя другой оператор."},
+		"conv.waiting":    {"The visitor is waiting for a human.", "Vizitatorul așteaptă un om.", "Посетитель ждёт человека."},
+		"conv.empty":      {"No messages yet.", "Încă nu sunt mesaje.", "Сообщений пока нет."},
+		"conv.replyerr":   {"The reply must not be empty and at most 2000 characters.", "Răspunsul nu poate fi gol și are cel mult 2000 de caractere.", "Ответ не может быть пустым и длиннее 2000 символов."},
+		"role.visitor":    {"Visitor", "Vizitator", "Посетитель"},
+		"role.ai":         {"AI", "AI", "ИИ"},
+		"role.operator":   {"Operator", "Operator", "Оператор"},
+		"conv.transcript": {"Messages", "Mesaje", "Сообщения"},
+	})
+}
+
+type conversationData struct {
+	Conv      domain.Conversation
+	Status    string
+	AgentName string
+	Messages  []domain.Message
+	Mine      bool // the signed-in user handles it
+	Holder    string
+	Lost      bool // a takeover just lost the race
+	Draft     string
+}
+
+// conversation loads one of the signed-in user's account's conversations;
+// another account's is domain.ErrNotFound, like a missing one.
+func (d *Dashboard) conversation(r *http.Request) (domain.Conversation, error) {
+	c, err := d.Store.Conversation(r.Context(), r.PathValue("id"))
+	if err == nil && c.AccountID != user(r).AccountID {
+		return domain.Conversation{}, domain.ErrNotFound
+	}
+	return c, err
+}
+
+func (d *Dashboard) Conversation(w http.ResponseWriter, r *http.Request) {
+	d.showConversation(w, r, http.StatusOK, conversationData{Lost: r.URL.Query().Get("lost") == "1"}, "")
+}
+
+func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, code int, data conversationData, errKey string) {
+	c, err := d.conversation(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	msgs, err := d.Store.Messages(r.Context(), c.ID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	ag, err := d.Store.Agent(r.Context(), c.AccountID, c.AgentID)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		d.fail(w, r, err)
+		return
+	}
+	data.Conv, data.Messages, data.AgentName, data.Status = c, msgs, ag.ChatbotName, status(c)
+	data.Mine = c.Mode == domain.ModeHuman && c.AssigneeID == user(r).ID
+	data.Holder = c.AssigneeName
+	if r.URL.Query().Get("partial") == "1" {
+		d.renderPartial(w, r, "conversation", "live", data)
+		return
+	}
+	d.render(w, r, code, "conversation", view{Title: "conv.title", Nav: "inbox", Error: errKey, Data: data})
+}
+
+// TakeOver: of two operators clicking at once, one wins; the other comes
+// back to the page, which says who has it.
+func (d *Dashboard) TakeOver(w http.ResponseWriter, r *http.Request) {
+	u := user(r)
+	_, won, err := d.Chat.TakeOverAs(r.Context(), u.AccountID, r.PathValue("id"), u)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	target := "/conversations/" + r.PathValue("id")
+	if !won {
+		target += "?lost=1"
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+func (d *Dashboard) Release(w http.ResponseWriter, r *http.Request) {
+	u := user(r)
+	if _, err := d.Chat.Release(r.Context(), u.AccountID, r.PathValue("id")); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/conversations/"+r.PathValue("id"), http.StatusSeeOther)
+}
+
+// Reply sends an operator message. Replying to an AI-handled conversation
+// takes it over first (and loses like a takeover if someone else has it).
+func (d *Dashboard) Reply(w http.ResponseWriter, r *http.Request) {
+	u := user(r)
+	text := r.PostFormValue("text")
+	c, err := d.conversation(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if c.Mode == domain.ModeAI {
+		if _, _, err := d.Chat.TakeOverAs(r.Context(), u.AccountID, c.ID, u); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
+	name := u.Name
+	if name == "" {
+		name = u.Email
+	}
+	_, err = d.Chat.OperatorReply(r.Context(), u.AccountID, c.ID, name, text)
+	var invalid *domain.InvalidError
+	if errors.As(err, &invalid) {
+		d.showConversation(w, r, http.StatusBadRequest, conversationData{Draft: text}, "conv.replyerr")
+		return
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/conversations/"+c.ID+"#reply", http.StatusSeeOther)
+}

@@ -1,0 +1,178 @@
+// Package dashboard serves the owners' and operators' web interface:
+// sign-in, the inbox of conversations with live updates, a conversation
+// with takeover and replies, agents with their embed code and knowledge,
+// usage and the team. Pages are server-rendered html/template with a little
+// hand-written JavaScript for live updates (web/dashboard).
+package dashboard
+
+import (
+	"context"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"parley/internal/chat"
+	"parley/internal/domain"
+	"parley/internal/notify"
+	"parley/internal/ratelimit"
+	"parley/internal/store"
+	dashweb "parley/web/dashboard"
+)
+
+// Options configure the dashboard.
+type Options struct {
+	Store    store.Store
+	Chat     *chat.Service
+	Notifier notify.Notifier
+	// Invalidate is told when an agent's knowledge changes (the KB cache).
+	Invalidate func(agentID string)
+	Signup     bool // anyone may create an account
+	// ClientIP names the client for sign-in limits (the server's
+	// trusted-proxy logic); default: the TCP peer.
+	ClientIP func(*http.Request) string
+	BaseURL  string // public URL for embed snippets; "" uses the request's host
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+type Dashboard struct {
+	Options
+	pages    map[string]*template.Template
+	static   http.Handler
+	signins  *ratelimit.Keyed // failed sign-ins per email and per IP
+	stopping chan struct{}
+	stopOnce sync.Once
+}
+
+// Stop ends the live-update streams, so a graceful shutdown need not wait
+// for them.
+func (d *Dashboard) Stop() { d.stopOnce.Do(func() { close(d.stopping) }) }
+
+// SessionLifetime is how long a sign-in lasts.
+const SessionLifetime = 14 * 24 * time.Hour
+
+func New(o Options) (*Dashboard, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ClientIP == nil {
+		o.ClientIP = clientAddr
+	}
+	if o.Invalidate == nil {
+		o.Invalidate = func(string) {}
+	}
+	d := &Dashboard{Options: o, pages: map[string]*template.Template{}, stopping: make(chan struct{})}
+	// Ten wrong passwords per email or address in 15 minutes, then a pause:
+	// slow enough to stop guessing, fast enough not to lock out a typo.
+	d.signins = ratelimit.NewKeyed(10, 15*time.Minute, 100_000)
+	if err := d.parse(); err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(dashweb.FS, "static")
+	if err != nil {
+		return nil, err
+	}
+	d.static = http.StripPrefix("/static/", http.FileServerFS(static))
+	return d, nil
+}
+
+// funcs are the template helpers.
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"t":         T,
+		"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"langs":     func() []string { return languages },
+		"eq2":       func(a, b any) bool { return a == b },
+		"short":     shorten,
+		"hasPrefix": strings.HasPrefix,
+		"list":      func(xs ...string) []string { return xs },
+	}
+}
+
+// parse builds one template set per page: the layout plus the page.
+func (d *Dashboard) parse() error {
+	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html")
+	if err != nil {
+		return err
+	}
+	pages, err := fs.Glob(dashweb.FS, "templates/pages/*.html")
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		t, err := template.Must(layout.Clone()).ParseFS(dashweb.FS, p)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(p[strings.LastIndex(p, "/")+1:], ".html")
+		d.pages[name] = t
+	}
+	return nil
+}
+
+// view is what every page template gets.
+type view struct {
+	Lang  string
+	User  *domain.User
+	Title string
+	Nav   string // the active section
+	Flash string // a message key shown once
+	Error string // an error message key
+	Data  any
+}
+
+// render writes a page. Pages are never cached and never framed.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+	t, ok := d.pages[page]
+	if !ok {
+		d.Logger.Error("no such page template", "page", page)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	v.Lang = language(r)
+	if u, ok := userFrom(r.Context()); ok {
+		v.User = &u
+	}
+	if v.Flash == "" {
+		v.Flash = r.URL.Query().Get("flash")
+		if _, ok := messages[v.Flash]; !ok {
+			v.Flash = "" // only known messages, never echoed text
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := t.ExecuteTemplate(w, "layout.html", v); err != nil {
+		d.Logger.Error("rendering page", "page", page, "err", err)
+	}
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+type userKey struct{}
+
+func userFrom(ctx context.Context) (domain.User, bool) {
+	u, ok := ctx.Value(userKey{}).(domain.User)
+	return u, ok
+}
+
+// user is the signed-in user of a request behind requireUser.
+func user(r *http.Request) domain.User {
+	u, _ := userFrom(r.Context())
+	return u
+}

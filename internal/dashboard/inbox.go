@@ -1,0 +1,142 @@
+package dashboard
+
+import (
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"parley/internal/domain"
+	"parley/internal/store"
+)
+
+func init() {
+	add(map[string][3]string{
+		"nav.skip":            {"Skip to content", "Salt la conținut", "Перейти к содержимому"},
+		"inbox.title":         {"Inbox", "Conversații", "Входящие"},
+		"inbox.agent":         {"Agent", "Agent", "Агент"},
+		"inbox.allagents":     {"All agents", "Toți agenții", "Все агенты"},
+		"inbox.mode":          {"Handled by", "Gestionat de", "Кто отвечает"},
+		"inbox.anymode":       {"Anyone", "Oricine", "Любой"},
+		"inbox.search":        {"Search messages", "Caută în mesaje", "Поиск по сообщениям"},
+		"inbox.filter":        {"Filter", "Filtrează", "Применить"},
+		"inbox.visitor":       {"Visitor", "Vizitator", "Посетитель"},
+		"inbox.page":          {"Page", "Pagina", "Страница"},
+		"inbox.last":          {"Last message", "Ultimul mesaj", "Последнее сообщение"},
+		"inbox.time":          {"Time", "Ora", "Время"},
+		"inbox.empty":         {"No conversations yet.", "Încă nu sunt conversații.", "Разговоров пока нет."},
+		"inbox.next":          {"Next page", "Pagina următoare", "Следующая страница"},
+		"inbox.first":         {"First page", "Prima pagină", "Первая страница"},
+		"inbox.unread":        {"new", "nou", "новое"},
+		"inbox.sound":         {"Sound for conversations waiting for a human", "Sunet pentru conversațiile care așteaptă un om", "Звук для разговоров, ждущих человека"},
+		"inbox.notify":        {"Browser notifications for conversations waiting for a human", "Notificări în browser pentru conversațiile care așteaptă un om", "Уведомления браузера о разговорах, ждущих человека"},
+		"inbox.live":          {"The list updates live.", "Lista se actualizează automat.", "Список обновляется автоматически."},
+		"inbox.waitingnotice": {"A visitor is waiting for a human", "Un vizitator așteaptă un om", "Посетитель ждёт человека"},
+		"mode.ai":             {"AI", "AI", "ИИ"},
+		"mode.human":          {"Human", "Om", "Человек"},
+		"mode.waiting":        {"Waiting for a human", "Așteaptă un om", "Ждёт человека"},
+	})
+}
+
+// maxSearch is the longest search text, in characters.
+const maxSearch = 200
+
+// inboxData is the inbox page.
+type inboxData struct {
+	Rows   []inboxRow
+	Agents []domain.Agent
+	Agent  string // filter values, as sent
+	Mode   string // "", "ai", "human" or "waiting"
+	Search string
+	Next   string // the next page's URL, "" on the last page
+	Live   string // the URL of this page's rows, for live updates
+}
+
+type inboxRow struct {
+	domain.Conversation
+	AgentName string
+	Status    string // "ai", "human" or "waiting"
+}
+
+func status(c domain.Conversation) string {
+	switch {
+	case c.Mode == domain.ModeHuman:
+		return "human"
+	case c.Waiting:
+		return "waiting"
+	}
+	return "ai"
+}
+
+// Inbox lists the account's conversations, newest first, filtered and
+// paged. With ?partial=1 it renders only the rows, for live updates.
+func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
+	u := user(r)
+	q := r.URL.Query()
+	// The search scans message texts; a bounded length keeps it cheap.
+	data := inboxData{Agent: q.Get("agent"), Mode: q.Get("mode"), Search: shorten(strings.TrimSpace(q.Get("q")), maxSearch)}
+	f := store.ConversationFilter{AgentID: data.Agent, Search: data.Search, Before: q.Get("cursor"), Limit: 50}
+	switch data.Mode {
+	case "ai", "human":
+		f.Mode = domain.Mode(data.Mode)
+	case "waiting":
+		yes := true
+		f.Mode, f.Waiting = domain.ModeAI, &yes
+	default:
+		data.Mode = ""
+	}
+	page, err := d.Store.Conversations(r.Context(), u.AccountID, f)
+	if errors.Is(err, store.ErrBadCursor) {
+		http.Redirect(w, r, "/inbox", http.StatusSeeOther)
+		return
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if data.Agents, err = d.Store.Agents(r.Context(), u.AccountID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	names := map[string]string{}
+	for _, a := range data.Agents {
+		names[a.ID] = a.ChatbotName
+	}
+	for _, c := range page.Conversations {
+		data.Rows = append(data.Rows, inboxRow{Conversation: c, AgentName: names[c.AgentID], Status: status(c)})
+	}
+	filters := url.Values{}
+	for _, k := range []string{"agent", "mode", "q"} {
+		if v := q.Get(k); v != "" {
+			filters.Set(k, v)
+		}
+	}
+	live := url.Values{"partial": {"1"}}
+	maps.Copy(live, filters)
+	if c := q.Get("cursor"); c != "" {
+		live.Set("cursor", c)
+	}
+	data.Live = "/inbox?" + live.Encode()
+	if page.Next != "" {
+		next := url.Values{"cursor": {page.Next}}
+		maps.Copy(next, filters)
+		data.Next = "/inbox?" + next.Encode()
+	}
+	if q.Get("partial") == "1" {
+		d.renderPartial(w, r, "inbox", "rows", data)
+		return
+	}
+	d.render(w, r, http.StatusOK, "inbox", view{Title: "inbox.title", Nav: "inbox", Data: data})
+}
+
+// renderPartial renders one named template of a page without the layout,
+// for the live-update script to swap in.
+func (d *Dashboard) renderPartial(w http.ResponseWriter, r *http.Request, page, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	err := d.pages[page].ExecuteTemplate(w, name, view{Lang: language(r), Data: data})
+	if err != nil {
+		d.Logger.Error("rendering partial", "page", page, "name", name, "err", err)
+	}
+}

@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"parley/internal/domain"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+const userCols = `id, account_id, email, name, password_hash, role, created_at`
+
+func newUserID() string { return secret.ID("usr_", 10) }
+
+func scanUser(sc scanner) (domain.User, error) {
+	var u domain.User
+	var created int64
+	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.PasswordHash, &u.Role, &created); err != nil {
+		return domain.User{}, notFound(err, domain.ErrNotFound)
+	}
+	u.CreatedAt = fromMillis(created)
+	return u, nil
+}
+
+// insertUser writes u as it is; callers normalize the email. A taken email
+// is ErrConflict, a missing account ErrNotFound.
+func insertUser(ctx context.Context, tx *sql.Tx, u domain.User) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.AccountID, u.Email, u.Name, u.PasswordHash, u.Role, millis(u.CreatedAt))
+	return constraintErr(err)
+}
+
+func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, error) {
+	if n.Role != domain.UserOwner && n.Role != domain.UserOperator {
+		return domain.User{}, domain.Invalid(fmt.Sprintf("unknown user role %q", n.Role))
+	}
+	u := domain.User{
+		ID:           newUserID(),
+		AccountID:    n.AccountID,
+		Email:        normEmail(n.Email),
+		Name:         n.Name,
+		PasswordHash: n.PasswordHash,
+		Role:         n.Role,
+		CreatedAt:    now(),
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// Users' emails are unique by the column. Another account's email
+		// is refused too: it belongs to whoever created that account, even
+		// if its owner user has since been replaced by another owner.
+		var taken int
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE email = ? AND id <> ?`,
+			u.Email, u.AccountID).Scan(&taken)
+		if err != nil {
+			return err
+		}
+		if taken > 0 {
+			return domain.ErrConflict
+		}
+		return insertUser(ctx, tx, u)
+	})
+	if err != nil {
+		return domain.User{}, fmt.Errorf("create user: %w", err)
+	}
+	return u, nil
+}
+
+func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
+	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, normEmail(email)))
+}
+
+func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User, error) {
+	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ? AND account_id = ?`,
+		userID, accountID))
+}
+
+func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`,
+		accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	users := []domain.User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, u)
+	}
+	return users, rows.Err()
+}
+
+// SetPassword changes only the user's hash. accounts.password_hash is the
+// hash the account was created with and no longer signs anyone in.
+func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) error {
+	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, userID))
+}
+
+// DeleteUser counts the owners and deletes in one writer transaction, so
+// two owners deleting each other at once cannot leave the account with
+// none. The user's sessions go with it (ON DELETE CASCADE).
+func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var role domain.UserRole
+		err := tx.QueryRowContext(ctx, `SELECT role FROM users WHERE id = ? AND account_id = ?`, userID, accountID).
+			Scan(&role)
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		if role == domain.UserOwner {
+			var owners int
+			err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE account_id = ? AND role = 'owner'`,
+				accountID).Scan(&owners)
+			if err != nil {
+				return err
+			}
+			if owners <= 1 {
+				return domain.ErrConflict
+			}
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, userID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	return nil
+}
+
+// CreateSession also deletes the sessions that have expired: signing in is
+// rare enough to carry that cleanup, and it needs no background job.
+func (s *Store) CreateSession(ctx context.Context, userID string, tokenHash []byte, expires time.Time) error {
+	created := now()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, millis(created)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+			tokenHash, userID, millis(created), millis(expires))
+		return constraintErr(err)
+	})
+	if err != nil {
+		return fmt.Errorf("create session: %w", err)
+	}
+	return nil
+}
+
+// SessionUser treats an expired session like a missing one; the row stays
+// until the next CreateSession removes it.
+func (s *Store) SessionUser(ctx context.Context, tokenHash []byte, now time.Time) (domain.User, error) {
+	u, err := scanUser(s.r.QueryRowContext(ctx, `
+		SELECT `+userCols+` FROM users
+		WHERE id = (SELECT user_id FROM sessions WHERE token_hash = ? AND expires_at > ?)`,
+		tokenHash, millis(now)))
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return domain.User{}, fmt.Errorf("session user: %w", err)
+	}
+	return u, err
+}
+
+// DeleteSession succeeds when there is no such session: signing out twice
+// is not an error.
+func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE token_hash = ?`, tokenHash); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, userID); err != nil {
+		return fmt.Errorf("delete user sessions: %w", err)
+	}
+	return nil
+}
