@@ -93,8 +93,9 @@ type Store interface {
 	User(ctx context.Context, accountID, userID string) (domain.User, error)
 	Users(ctx context.Context, accountID string) ([]domain.User, error) // oldest first
 	SetPassword(ctx context.Context, userID, passwordHash string) error
-	// DeleteUser removes an operator and their sessions; the last owner
-	// of an account cannot be deleted (domain.ErrConflict).
+	// DeleteUser removes a user and their sessions; the last owner of an
+	// account cannot be deleted (domain.ErrConflict). Conversations the
+	// user was answering go back to the AI, waiting for a human.
 	DeleteUser(ctx context.Context, accountID, userID string) error
 
 	// Sessions: only SHA-256 hashes of session tokens are stored.

@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Usage", testUsage},
 		{"KnowledgeItems", testKnowledgeItems},
 		{"AgentVersion", testAgentVersionStrictlyIncreases},
+		{"DeleteUserReleasesConversations", testDeleteUserReleasesConversations},
 		{"WaitingAndMisses", testWaitingAndMisses},
 		{"AccountOwner", testAccountOwner},
 		{"Users", testUsers},

@@ -340,3 +340,31 @@ func testAPITokenList(t *testing.T, s store.Store) {
 	wantErr(t, "RevokeAPIToken again", s.RevokeAPIToken(ctx, a.ID, t1.ID), domain.ErrNotFound)
 	wantErr(t, "RevokeAPIToken missing", s.RevokeAPIToken(ctx, a.ID, secret.TokenID()), domain.ErrNotFound)
 }
+
+// Deleting an operator hands the conversations they were answering back to
+// the AI, queued for another human; others' conversations stay as they are.
+func testDeleteUserReleasesConversations(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	f := setup(t, s, many)
+	op, err := s.CreateUser(ctx, store.NewUser{AccountID: f.account.ID, Email: "op-" + f.account.ID + "@example.com", Name: "Oleg", PasswordHash: "h", Role: domain.UserOperator})
+	noErr(t, "CreateUser", err)
+	owner, err := s.UserByEmail(ctx, f.account.Email)
+	noErr(t, "UserByEmail", err)
+	mine, theirs := f.conversation(t, s, base), f.conversation(t, s, base.Add(1))
+	_, won, err := s.TakeOver(ctx, mine.ID, op.ID, op.Name)
+	noErr(t, "TakeOver", err)
+	_, won2, err := s.TakeOver(ctx, theirs.ID, owner.ID, owner.Name)
+	noErr(t, "TakeOver", err)
+	if !won || !won2 {
+		t.Fatal("takeovers lost")
+	}
+	noErr(t, "DeleteUser", s.DeleteUser(ctx, f.account.ID, op.ID))
+	c, _ := s.Conversation(ctx, mine.ID)
+	if c.Mode != domain.ModeAI || !c.Waiting || c.AssigneeID != "" || c.AssigneeName != "" {
+		t.Fatalf("the deleted operator's conversation: %+v", c)
+	}
+	c, _ = s.Conversation(ctx, theirs.ID)
+	if c.Mode != domain.ModeHuman || c.AssigneeID != owner.ID {
+		t.Fatalf("another user's conversation changed: %+v", c)
+	}
+}

@@ -1,0 +1,189 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"parley/internal/domain"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+func init() {
+	add(map[string][3]string{
+		"team.title":         {"Team", "Echipă", "Команда"},
+		"team.roles":         {"Owners manage agents, keys, billing and the team. Operators answer conversations and see usage.", "Proprietarii gestionează agenții, cheile, facturarea și echipa. Operatorii răspund la conversații și văd consumul.", "Владельцы управляют агентами, ключами, оплатой и командой. Операторы отвечают на разговоры и видят использование."},
+		"team.members":       {"Members", "Membri", "Участники"},
+		"team.role":          {"Role", "Rol", "Роль"},
+		"team.role.owner":    {"Owner", "Proprietar", "Владелец"},
+		"team.role.operator": {"Operator", "Operator", "Оператор"},
+		"team.added":         {"Added", "Adăugat", "Добавлен"},
+		"team.actions":       {"Actions", "Acțiuni", "Действия"},
+		"team.you":           {"you", "dvs.", "вы"},
+		"team.remove":        {"Remove", "Elimină", "Удалить"},
+		"team.removelabel":   {"Remove %s", "Elimină: %s", "Удалить: %s"},
+		"team.removed":       {"The member was removed and signed out.", "Membrul a fost eliminat și deconectat.", "Участник удалён, его сеансы завершены."},
+		"team.self":          {"You cannot remove yourself.", "Nu vă puteți elimina singur.", "Нельзя удалить самого себя."},
+		"team.lastowner":     {"The last owner of the account cannot be removed.", "Ultimul proprietar al contului nu poate fi eliminat.", "Нельзя удалить последнего владельца аккаунта."},
+		"team.invite":        {"Invite an operator", "Invitați un operator", "Пригласить оператора"},
+		"team.temppassword":  {"Temporary password", "Parolă temporară", "Временный пароль"},
+		"team.passwordrule":  {"8 to 72 characters. Give it to the operator yourself; they can change it after signing in.", "Între 8 și 72 de caractere. Transmiteți-o personal operatorului; o poate schimba după autentificare.", "От 8 до 72 символов. Передайте его оператору сами — после входа он сможет его сменить."},
+		"team.invitesubmit":  {"Invite", "Invită", "Пригласить"},
+		"team.invited":       {"The operator was added and can sign in now.", "Operatorul a fost adăugat și se poate autentifica acum.", "Оператор добавлен и уже может войти."},
+		"team.taken":         {"That email is taken.", "Acest email este deja folosit.", "Этот email уже занят."},
+		"team.namelong":      {"The name must be at most 100 characters.", "Numele poate avea cel mult 100 de caractere.", "Имя должно быть не длиннее 100 символов."},
+		"team.tokens":        {"API tokens", "Tokenuri API", "API-токены"},
+		"team.tokenshint":    {"Tokens authenticate the management API (Authorization: Bearer …).", "Tokenurile autentifică API-ul de administrare (Authorization: Bearer …).", "Токены дают доступ к API управления (Authorization: Bearer …)."},
+		"team.tokenname":     {"Token name", "Numele tokenului", "Название токена"},
+		"team.tokencreate":   {"Create token", "Creează un token", "Создать токен"},
+		"team.tokennameerr":  {"Give the token a name of at most 100 characters.", "Dați tokenului un nume de cel mult 100 de caractere.", "Укажите название токена длиной не более 100 символов."},
+		"team.created":       {"Created", "Creat", "Создан"},
+		"team.notokens":      {"No API tokens yet.", "Încă nu există tokenuri API.", "API-токенов пока нет."},
+		"team.newtoken":      {"New API token", "Token API nou", "Новый API-токен"},
+		"team.tokenonce":     {"Copy the token now: it is not shown again.", "Copiați tokenul acum: nu va mai fi afișat.", "Скопируйте токен сейчас: он больше не будет показан."},
+		"team.copy":          {"Copy", "Copiază", "Копировать"},
+		"team.revoke":        {"Revoke", "Revocă", "Отозвать"},
+		"team.revokelabel":   {"Revoke %s", "Revocă: %s", "Отозвать: %s"},
+		"team.revoked":       {"The token was revoked: it no longer works.", "Tokenul a fost revocat: nu mai funcționează.", "Токен отозван и больше не действует."},
+	})
+}
+
+// maxTeamName bounds member and token names, so a page of them stays
+// readable.
+const maxTeamName = 100
+
+// teamData is the team page.
+type teamData struct {
+	Members   []memberRow
+	Tokens    []domain.APIToken
+	Invite    inviteForm // the invite form's values after an error
+	TokenName string     // the token form's value after an error
+	// NewToken is a token just created. It is shown on this one response
+	// and never again: only its hash is stored.
+	NewToken string
+}
+
+type memberRow struct {
+	domain.User
+	Label string // the name, or the email when there is none
+	Self  bool   // the signed-in user, who cannot remove themselves
+}
+
+// inviteForm never carries the password back: a page with an error must
+// not echo a secret.
+type inviteForm struct {
+	Email, Name string
+}
+
+// Team lists the account's members and API tokens (owners only).
+func (d *Dashboard) Team(w http.ResponseWriter, r *http.Request) {
+	d.showTeam(w, r, http.StatusOK, teamData{}, "")
+}
+
+func (d *Dashboard) showTeam(w http.ResponseWriter, r *http.Request, status int, data teamData, errKey string) {
+	me := user(r)
+	users, err := d.Store.Users(r.Context(), me.AccountID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	for _, u := range users {
+		label := u.Name
+		if label == "" {
+			label = u.Email
+		}
+		data.Members = append(data.Members, memberRow{User: u, Label: label, Self: u.ID == me.ID})
+	}
+	if data.Tokens, err = d.Store.APITokens(r.Context(), me.AccountID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, status, "team", view{Title: "team.title", Nav: "team", Error: errKey, Data: data})
+}
+
+// InviteMember adds an operator with a temporary password that the owner
+// hands over; the operator can change it under "Change password".
+func (d *Dashboard) InviteMember(w http.ResponseWriter, r *http.Request) {
+	form := inviteForm{Email: strings.TrimSpace(r.PostFormValue("email")), Name: strings.TrimSpace(r.PostFormValue("name"))}
+	fail := func(status int, key string) {
+		d.showTeam(w, r, status, teamData{Invite: form}, key)
+	}
+	if !validEmail(form.Email) {
+		fail(http.StatusBadRequest, "email.invalid")
+		return
+	}
+	if utf8.RuneCountInString(form.Name) > maxTeamName {
+		fail(http.StatusBadRequest, "team.namelong")
+		return
+	}
+	// Hashing is slow: it comes after the cheap checks.
+	hash, ok := hashNewPassword(r.PostFormValue("password"))
+	if !ok {
+		fail(http.StatusBadRequest, "password.short")
+		return
+	}
+	_, err := d.Store.CreateUser(r.Context(), store.NewUser{
+		AccountID: user(r).AccountID, Email: form.Email, Name: form.Name,
+		PasswordHash: hash, Role: domain.UserOperator,
+	})
+	if errors.Is(err, domain.ErrConflict) {
+		fail(http.StatusConflict, "team.taken")
+		return
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/team?flash=team.invited", http.StatusSeeOther)
+}
+
+// RemoveMember deletes a member of the account; their sessions end with
+// them. Removing yourself is refused here, since it would leave you signed
+// out with no way back in even when other owners remain; the store refuses
+// to remove the last owner.
+func (d *Dashboard) RemoveMember(w http.ResponseWriter, r *http.Request) {
+	me := user(r)
+	id := r.PathValue("id")
+	if id == me.ID {
+		d.showTeam(w, r, http.StatusBadRequest, teamData{}, "team.self")
+		return
+	}
+	err := d.Store.DeleteUser(r.Context(), me.AccountID, id)
+	if errors.Is(err, domain.ErrConflict) {
+		d.showTeam(w, r, http.StatusConflict, teamData{}, "team.lastowner")
+		return
+	}
+	if err != nil {
+		d.fail(w, r, err) // another account's member is ErrNotFound: 404
+		return
+	}
+	http.Redirect(w, r, "/team?flash=team.removed", http.StatusSeeOther)
+}
+
+// CreateToken makes a management API token and shows it in the response
+// itself, not after a redirect, so the token never appears in a URL (nor
+// in history or logs). The store keeps only its hash.
+func (d *Dashboard) CreateToken(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if name == "" || utf8.RuneCountInString(name) > maxTeamName {
+		d.showTeam(w, r, http.StatusBadRequest, teamData{TokenName: name}, "team.tokennameerr")
+		return
+	}
+	token := secret.APIToken()
+	if _, err := d.Store.CreateAPIToken(r.Context(), user(r).AccountID, name, secret.HashToken(token)); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.showTeam(w, r, http.StatusOK, teamData{NewToken: token}, "")
+}
+
+// RevokeToken deletes a token; the API refuses it from the next request.
+func (d *Dashboard) RevokeToken(w http.ResponseWriter, r *http.Request) {
+	if err := d.Store.RevokeAPIToken(r.Context(), user(r).AccountID, r.PathValue("id")); err != nil {
+		d.fail(w, r, err) // another account's token is ErrNotFound: 404
+		return
+	}
+	http.Redirect(w, r, "/team?flash=team.revoked", http.StatusSeeOther)
+}
