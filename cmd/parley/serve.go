@@ -15,6 +15,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/config"
+	"parley/internal/dashboard"
 	"parley/internal/demo"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
@@ -94,16 +95,27 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		limiter = memLimiter
 	}
 	m.Gauges(reg, chatSvc.Waiting, memLimiter)
+	resolver := clientip.New(cfg.TrustedProxies)
+	dash, err := dashboard.New(dashboard.Options{
+		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
+		BaseURL: cfg.BaseURL, Logger: log,
+		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
+	})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("dashboard: %w", err)
+	}
 	handler := server.New(server.Deps{
-		Store:    st,
-		Widget:   widgetapi.New(chatSvc),
-		Manage:   manageapi.New(st, chatSvc, kb),
-		Limiter:  limiter,
-		ClientIP: clientip.New(cfg.TrustedProxies),
-		Registry: reg,
-		Metrics:  m,
-		Logger:   log,
-		DemoKey:  func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+		Dashboard: dash,
+		Store:     st,
+		Widget:    widgetapi.New(chatSvc),
+		Manage:    manageapi.New(st, chatSvc, kb),
+		Limiter:   limiter,
+		ClientIP:  resolver,
+		Registry:  reg,
+		Metrics:   m,
+		Logger:    log,
+		DemoKey:   func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
 	})
 
 	srv := &http.Server{
@@ -116,6 +128,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(chatSvc.Stop)
+	srv.RegisterOnShutdown(dash.Stop)
 
 	if cfg.LLM.BaseURL != "" {
 		log.Info("AI: OpenAI-compatible LLM", "base_url", cfg.LLM.BaseURL, "model", cfg.LLM.Model)

@@ -1,12 +1,10 @@
-// Package assets serves embedded static files (the widget script, the demo
+// Package assets serves embedded static files (the widget scripts, the demo
 // stylesheet, the landing page) with the work done once at start-up: each
-// File holds its body, a gzip form of it and an ETag for each form, so a
-// request costs a header check and one write.
+// File holds its body, its gzip and brotli forms and an ETag for each form,
+// so a request costs a header check and one write.
 package assets
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -28,8 +26,9 @@ type File struct {
 	cacheControl string
 	body         []byte
 	etag         string
-	gz           []byte // nil when compressing does not make the body smaller
+	gz, br       []byte // nil when compressing does not make the body smaller
 	gzETag       string
+	brETag       string
 }
 
 // NewFile prepares name for serving. body must not be modified afterwards.
@@ -46,21 +45,14 @@ func NewFile(name, contentType string, body []byte, cacheControl string) *File {
 		body:         body,
 		etag:         `"` + tag + `"`,
 	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err == nil {
-		_, err = zw.Write(body)
+	c := compressed(sum, body)
+	// A strong ETag names one exact byte sequence, so each encoded form needs
+	// its own tag; caches would otherwise mix the forms up.
+	if c.gz != nil {
+		f.gz, f.gzETag = c.gz, `"`+tag+`-gz"`
 	}
-	if err == nil {
-		err = zw.Close()
-	}
-	// Writing to a bytes.Buffer cannot fail; a gzip form that is no smaller
-	// (tiny or incompressible bodies) is not worth the client's decoding.
-	if err == nil && buf.Len() < len(body) {
-		f.gz = buf.Bytes()
-		// A strong ETag names one exact byte sequence, so the gzip bytes need
-		// their own tag; caches would otherwise mix the two forms up.
-		f.gzETag = `"` + tag + `-gz"`
+	if c.br != nil {
+		f.br, f.brETag = c.br, `"`+tag+`-br"`
 	}
 	return f
 }
@@ -68,8 +60,9 @@ func NewFile(name, contentType string, body []byte, cacheControl string) *File {
 // Name returns the name given to NewFile, for logs and route listings.
 func (f *File) Name() string { return f.name }
 
-// ServeHTTP answers GET and HEAD with the file, choosing the gzip form when
-// the client accepts it, and 304 when the client's copy is current.
+// ServeHTTP answers GET and HEAD with the file, in the encoding the client
+// prefers among brotli, gzip and none, and 304 when the client's copy is
+// current.
 func (f *File) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -80,9 +73,11 @@ func (f *File) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	body, etag := f.body, f.etag
-	useGzip := f.gz != nil && acceptsGzip(r.Header.Values("Accept-Encoding"))
-	if useGzip {
+	body, etag, coding := f.body, f.etag, negotiate(r.Header.Values("Accept-Encoding"), f.br != nil, f.gz != nil)
+	switch coding {
+	case "br":
+		body, etag = f.br, f.brETag
+	case "gzip":
 		body, etag = f.gz, f.gzETag
 	}
 
@@ -108,8 +103,8 @@ func (f *File) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// is wrong, which turns a misconfiguration into a visible error instead
 	// of content sniffing.
 	h.Set("X-Content-Type-Options", "nosniff")
-	if useGzip {
-		h.Set("Content-Encoding", "gzip")
+	if coding != "" {
+		h.Set("Content-Encoding", coding)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
@@ -119,11 +114,14 @@ func (f *File) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// acceptsGzip reports whether the Accept-Encoding field values allow gzip
-// and prefer it to the identity form. An explicit gzip (or its alias x-gzip)
+// negotiate picks the encoding to send from the Accept-Encoding field
+// values: "br", "gzip" or "" (identity), among the forms the file has. The
+// highest weight wins, brotli on a tie since it is smaller; an explicit
 // entry wins over "*"; q=0 means "not acceptable" (RFC 9110, 12.5.3).
-func acceptsGzip(values []string) bool {
-	gzipQ, starQ, identityQ := -1.0, -1.0, -1.0
+// Identity is acceptable by default, so only an explicit, higher preference
+// for it keeps us from compressing.
+func negotiate(values []string, haveBr, haveGzip bool) string {
+	brQ, gzipQ, starQ, identityQ := -1.0, -1.0, -1.0, -1.0
 	for _, v := range values {
 		for _, item := range strings.Split(v, ",") {
 			coding, params, _ := strings.Cut(item, ";")
@@ -135,6 +133,8 @@ func acceptsGzip(values []string) bool {
 				continue
 			}
 			switch coding {
+			case "br":
+				brQ = max(brQ, q)
 			case "gzip", "x-gzip":
 				gzipQ = max(gzipQ, q)
 			case "*":
@@ -144,15 +144,26 @@ func acceptsGzip(values []string) bool {
 			}
 		}
 	}
+	if brQ < 0 {
+		brQ = starQ
+	}
 	if gzipQ < 0 {
 		gzipQ = starQ
 	}
-	if gzipQ <= 0 {
-		return false
+	if !haveBr {
+		brQ = 0
 	}
-	// Identity is acceptable by default; only an explicit, higher preference
-	// for it keeps us from compressing.
-	return identityQ <= gzipQ
+	if !haveGzip {
+		gzipQ = 0
+	}
+	best, q := "br", brQ
+	if gzipQ > brQ {
+		best, q = "gzip", gzipQ
+	}
+	if q <= 0 || identityQ > q {
+		return ""
+	}
+	return best
 }
 
 // qValue extracts the weight from the parameters after a coding. No q

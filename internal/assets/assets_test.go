@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 )
 
 // body is long and repetitive so that gzip is certain to shrink it.
@@ -57,7 +59,7 @@ func TestIdentityAndGzipCarryTheSameBytes(t *testing.T) {
 		t.Error("identity body differs from the file")
 	}
 
-	zipped := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "br, gzip;q=0.8"})
+	zipped := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "br;q=0.5, gzip;q=0.8"})
 	if zipped.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("gzip Content-Encoding = %q", zipped.Header().Get("Content-Encoding"))
 	}
@@ -145,31 +147,76 @@ func TestNotModified(t *testing.T) {
 func TestAcceptEncoding(t *testing.T) {
 	cases := []struct {
 		header string
-		gzip   bool
+		want   string // Content-Encoding
 	}{
-		{"", false},
-		{"gzip", true},
-		{"GZIP", true},
-		{"x-gzip", true},
-		{"gzip, deflate, br", true},
-		{"gzip;q=0", false},
-		{"gzip; q=0.000", false},
-		{"gzip;q=0, *", false},
-		{"*", true},
-		{"*;q=0", false},
-		{"br, deflate", false},
-		{"identity;q=1, gzip;q=0.5", false},
-		{"identity;q=0.2, gzip;q=0.5", true},
-		{"gzip;q=2", false},
-		{"gzip;q=abc", false},
+		{"", ""},
+		{"gzip", "gzip"},
+		{"GZIP", "gzip"},
+		{"x-gzip", "gzip"},
+		{"br", "br"},
+		{"BR", "br"},
+		{"gzip, deflate, br", "br"}, // a tie: brotli is smaller
+		{"gzip, deflate, br, zstd", "br"},
+		{"br;q=0.5, gzip", "gzip"},
+		{"br;q=0, gzip", "gzip"},
+		{"gzip;q=0", ""},
+		{"gzip; q=0.000", ""},
+		{"gzip;q=0, *", "br"},
+		{"br;q=0, gzip;q=0, *", ""},
+		{"*", "br"},
+		{"*;q=0", ""},
+		{"deflate, zstd", ""},
+		{"identity;q=1, gzip;q=0.5", ""},
+		{"identity;q=0.2, gzip;q=0.5", "gzip"},
+		{"identity;q=0.9, br;q=0.5, gzip;q=0.95", "gzip"},
+		{"gzip;q=2", ""},
+		{"gzip;q=abc", ""},
 	}
 	f := newTestFile()
 	for _, c := range cases {
 		rec := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": c.header})
-		got := rec.Header().Get("Content-Encoding") == "gzip"
-		if got != c.gzip {
-			t.Errorf("Accept-Encoding %q: gzip = %v, want %v", c.header, got, c.gzip)
+		if got := rec.Header().Get("Content-Encoding"); got != c.want {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", c.header, got, c.want)
 		}
+	}
+}
+
+func TestBrotli(t *testing.T) {
+	f := newTestFile()
+	rec := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "gzip, br"})
+	if rec.Header().Get("Content-Encoding") != "br" {
+		t.Fatalf("Content-Encoding = %q", rec.Header().Get("Content-Encoding"))
+	}
+	got, err := io.ReadAll(brotli.NewReader(bytes.NewReader(rec.Body.Bytes())))
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("brotli body does not decode to the file: %v", err)
+	}
+	gz := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "gzip"})
+	if rec.Body.Len() >= gz.Body.Len() {
+		t.Errorf("brotli %d bytes, not smaller than gzip %d", rec.Body.Len(), gz.Body.Len())
+	}
+	tag := rec.Header().Get("ETag")
+	if !strings.HasSuffix(tag, `-br"`) || tag == gz.Header().Get("ETag") {
+		t.Errorf("brotli ETag %q", tag)
+	}
+	if rec.Header().Get("Content-Length") != strconv.Itoa(rec.Body.Len()) {
+		t.Errorf("Content-Length %s, body %d", rec.Header().Get("Content-Length"), rec.Body.Len())
+	}
+	// The brotli copy revalidates with its own tag only.
+	if r := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "br", "If-None-Match": tag}); r.Code != http.StatusNotModified {
+		t.Errorf("revalidation with the brotli tag: %d", r.Code)
+	}
+	if r := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "gzip", "If-None-Match": tag}); r.Code != http.StatusOK {
+		t.Errorf("gzip request with the brotli tag: %d", r.Code)
+	}
+}
+
+// The compressed forms are made once per distinct body, however many Files
+// are built from it.
+func TestCompressedOncePerBody(t *testing.T) {
+	a, b := newTestFile(), newTestFile()
+	if &a.br[0] != &b.br[0] || &a.gz[0] != &b.gz[0] {
+		t.Error("a second File of the same body compressed it again")
 	}
 }
 
@@ -218,7 +265,7 @@ func TestAllowAnyOrigin(t *testing.T) {
 
 func TestIncompressibleBodyIsServedAsIs(t *testing.T) {
 	f := NewFile("x", "text/plain", []byte("hi"), "")
-	rec := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "gzip"})
+	rec := serve(t, f, http.MethodGet, map[string]string{"Accept-Encoding": "gzip, br"})
 	if rec.Header().Get("Content-Encoding") != "" || rec.Body.String() != "hi" {
 		t.Errorf("got encoding %q body %q", rec.Header().Get("Content-Encoding"), rec.Body.String())
 	}

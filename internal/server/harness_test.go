@@ -16,6 +16,7 @@ import (
 	"parley/internal/agent/llm"
 	"parley/internal/chat"
 	"parley/internal/clientip"
+	"parley/internal/dashboard"
 	"parley/internal/domain"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
@@ -75,6 +76,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	e.agent, e.key = e.newAgent(e.account.ID, "Helper", `{"color":"#123456","greeting":"Hi","llm":{"api_key":"sk-secret"}}`)
 
 	m := NewMetrics(e.reg)
+	hub := notify.NewHub()
 	kb := agent.NewKB(st.Knowledge)
 	var responder agent.Responder = kb
 	if o.llm != nil {
@@ -84,7 +86,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.responder != nil {
 		responder = o.responder
 	}
-	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: notify.NewHub(), AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	var mem *ratelimit.Memory
@@ -98,8 +100,13 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 	})
 	return e

@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"parley/web"
+)
 
 // routes lists every route of Parley on one screen.
 func (s *Server) routes() *http.ServeMux {
@@ -13,6 +17,12 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/widget/chat", w.Chat)
 	mux.HandleFunc("GET /api/widget/poll", w.Poll)
 	mux.Handle("GET /widget.js", s.widgetJS)
+	// The widget's UI chunk, which the loader imports when the chat first
+	// opens: at its content-hashed name (cached for a year), and at a fixed
+	// name for loaders cached before a deploy (docs/widget.md). Scripts, not
+	// API, like /widget.js.
+	mux.Handle("GET /"+web.WidgetUIName, s.widgetUI)
+	mux.Handle("GET /"+web.WidgetUIFallback, s.uiLatest)
 
 	// The management API for account owners (Bearer token; same origin).
 	mux.HandleFunc("POST /api/v1/agents", m.Auth(m.CreateAgent))
@@ -38,6 +48,40 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("GET /metrics", s.Registry)
 	mux.HandleFunc("GET /demo", s.demo)
 	mux.Handle("GET /demo.css", s.demoCSS)
-	mux.Handle("GET /{$}", s.index)
+
+	// The dashboard: session cookie, same origin only, CSRF-protected
+	// (page adds the security headers and cross-origin protection).
+	d := s.Dashboard
+	mux.Handle("GET /{$}", s.page(d.Home))
+	mux.Handle("GET /static/", d.Static())
+	mux.Handle("GET /signin", s.page(d.SignInPage))
+	mux.Handle("POST /signin", s.page(d.SignIn))
+	mux.Handle("GET /signup", s.page(d.SignUpPage))
+	mux.Handle("POST /signup", s.page(d.SignUp))
+	mux.Handle("POST /signout", s.page(d.SignOut))
+	mux.Handle("POST /language", s.page(d.SetLanguage))
+	mux.Handle("GET /account/password", s.page(d.User(d.PasswordPage)))
+	mux.Handle("POST /account/password", s.page(d.User(d.ChangePassword)))
+	mux.Handle("GET /events", s.page(d.User(d.Events)))
+	mux.Handle("GET /inbox", s.page(d.User(d.Inbox)))
+	mux.Handle("GET /conversations/{id}", s.page(d.User(d.Conversation)))
+	mux.Handle("POST /conversations/{id}/takeover", s.page(d.User(d.TakeOver)))
+	mux.Handle("POST /conversations/{id}/release", s.page(d.User(d.Release)))
+	mux.Handle("POST /conversations/{id}/reply", s.page(d.User(d.Reply)))
+	mux.Handle("GET /agents", s.page(d.Owner(d.Agents)))
+	mux.Handle("POST /agents", s.page(d.Owner(d.CreateAgent)))
+	mux.Handle("GET /agents/{id}", s.page(d.Owner(d.Agent)))
+	mux.Handle("POST /agents/{id}", s.page(d.Owner(d.UpdateAgent)))
+	mux.Handle("POST /agents/{id}/keys", s.page(d.Owner(d.RotateKey)))
+	mux.Handle("POST /agents/{id}/keys/{key}/active", s.page(d.Owner(d.SetKeyActive)))
+	mux.Handle("POST /agents/{id}/knowledge", s.page(d.Owner(d.AddKnowledge)))
+	mux.Handle("POST /agents/{id}/knowledge/{item}", s.page(d.Owner(d.UpdateKnowledge)))
+	mux.Handle("POST /agents/{id}/knowledge/{item}/delete", s.page(d.Owner(d.DeleteKnowledge)))
+	mux.Handle("GET /usage", s.page(d.User(d.Usage)))
+	mux.Handle("GET /team", s.page(d.Owner(d.Team)))
+	mux.Handle("POST /team/members", s.page(d.Owner(d.InviteMember)))
+	mux.Handle("POST /team/members/{id}/delete", s.page(d.Owner(d.RemoveMember)))
+	mux.Handle("POST /team/tokens", s.page(d.Owner(d.CreateToken)))
+	mux.Handle("POST /team/tokens/{id}/revoke", s.page(d.Owner(d.RevokeToken)))
 	return mux
 }

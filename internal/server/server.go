@@ -14,6 +14,7 @@ import (
 
 	"parley/internal/assets"
 	"parley/internal/clientip"
+	"parley/internal/dashboard"
 	"parley/internal/httpx"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
@@ -33,6 +34,8 @@ type Deps struct {
 	Registry *metrics.Registry
 	Metrics  *Metrics
 	Logger   *slog.Logger
+	// Dashboard serves the owners' and operators' pages.
+	Dashboard *dashboard.Dashboard
 	// DemoKey returns the demo agent's widget key, "" when there is none.
 	DemoKey func(ctx context.Context) string
 }
@@ -43,9 +46,11 @@ type Server struct {
 	manage   *manageapi.API
 	mux      *http.ServeMux
 	widgetJS *assets.File
+	widgetUI *assets.File // at its content-hashed name
+	uiLatest *assets.File // the same bytes at web.WidgetUIFallback
 	demoCSS  *assets.File
-	index    *assets.File
 	openAPI  *assets.File
+	csrf     *http.CrossOriginProtection
 }
 
 // New returns the whole of Parley as one http.Handler.
@@ -57,11 +62,17 @@ func New(d Deps) *Server {
 		d.DemoKey = func(context.Context) string { return "" }
 	}
 	s := &Server{Deps: d, widget: d.Widget, manage: d.Manage}
-	s.widgetJS = assets.NewFile("widget.js", "application/javascript; charset=utf-8", web.WidgetJS, web.CacheShort)
+	s.widgetJS = assets.NewFile("widget.js", web.JSType, web.WidgetJS, web.CacheShort)
 	s.widgetJS.AllowAnyOrigin = true
+	// The loader imports the UI chunk as a module, and browsers fetch modules
+	// with CORS, so both forms must allow any origin.
+	s.widgetUI = assets.NewFile(web.WidgetUIName, web.JSType, web.WidgetUI, web.CacheImmutable)
+	s.widgetUI.AllowAnyOrigin = true
+	s.uiLatest = assets.NewFile(web.WidgetUIFallback, web.JSType, web.WidgetUI, web.CacheShort)
+	s.uiLatest.AllowAnyOrigin = true
 	s.demoCSS = assets.NewFile("demo.css", "text/css; charset=utf-8", web.DemoCSS, web.CacheShort)
-	s.index = assets.NewFile("index.html", "text/html; charset=utf-8", web.IndexHTML, web.CacheRevalidate)
 	s.openAPI = assets.NewFile("openapi.json", "application/json", manageapi.OpenAPI, web.CacheRevalidate)
+	s.csrf = http.NewCrossOriginProtection()
 	s.mux = s.routes()
 	return s
 }
@@ -174,4 +185,24 @@ func (s *Server) demo(w http.ResponseWriter, r *http.Request) {
 	if err := web.DemoTemplate.Execute(w, web.DemoData{WidgetKey: s.DemoKey(r.Context())}); err != nil {
 		s.Logger.Error("rendering demo page", "err", err)
 	}
+}
+
+// dashboardCSP allows only the dashboard's own scripts, styles and
+// connections (the live preview's widget script is same-origin too), and no
+// framing.
+const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
+
+// page wraps a dashboard handler: security headers, and rejection of
+// cross-origin state changes (CSRF) by Go's CrossOriginProtection.
+func (s *Server) page(h http.HandlerFunc) http.Handler {
+	protected := s.csrf.Handler(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", dashboardCSP)
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		protected.ServeHTTP(w, r)
+	})
 }

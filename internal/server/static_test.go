@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"parley/web"
 )
 
 func TestWidgetJS(t *testing.T) {
@@ -15,9 +17,27 @@ func TestWidgetJS(t *testing.T) {
 	if r := e.do("GET", "/widget.js", nil, map[string]string{"Accept-Encoding": "gzip", "If-None-Match": r.header.Get("ETag")}); r.status != 304 {
 		t.Fatalf("revalidation: %d", r.status)
 	}
+	if r := e.do("GET", "/widget.js", nil, map[string]string{"Accept-Encoding": "gzip, deflate, br"}); r.header.Get("Content-Encoding") != "br" {
+		t.Fatalf("brotli: %v", r.header)
+	}
 	plain := e.do("GET", "/widget.js", nil, nil)
-	if plain.header.Get("Content-Encoding") != "" || !strings.Contains(string(plain.raw), "/api/widget/init") {
-		t.Fatal("identity widget.js is not the script")
+	// The loader names the UI chunk the server serves.
+	if plain.header.Get("Content-Encoding") != "" || !strings.Contains(string(plain.raw), web.WidgetUIName) {
+		t.Fatal("identity widget.js is not the loader of this build's UI chunk")
+	}
+}
+
+func TestWidgetUIChunk(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for path, cache := range map[string]string{"/" + web.WidgetUIName: web.CacheImmutable, "/widget-ui.js": web.CacheShort} {
+		r := e.do("GET", path, nil, map[string]string{"Origin": "https://shop.example"})
+		if r.status != 200 || r.header.Get("Cache-Control") != cache || r.header.Get("Access-Control-Allow-Origin") != "*" ||
+			!strings.HasPrefix(r.header.Get("Content-Type"), "application/javascript") || !strings.Contains(string(r.raw), "api/widget/init") {
+			t.Errorf("%s: %d %v", path, r.status, r.header)
+		}
+	}
+	if r := e.do("GET", "/widget-ui.0123456789ab.js", nil, nil); r.status != 404 {
+		t.Errorf("an unknown chunk: %d", r.status)
 	}
 }
 
@@ -53,8 +73,9 @@ func TestDemoAndIndexPages(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.raw), "No demo agent") {
 		t.Fatalf("demo without a key: %d %s", r.status, r.raw)
 	}
-	if r := e.do("GET", "/", nil, nil); r.status != 200 || !strings.Contains(string(r.raw), "/demo") {
-		t.Fatalf("index: %d", r.status)
+	// "/" is the dashboard: without a session, the sign-in page.
+	if r := e.do("GET", "/", nil, nil); r.status != 303 || r.header.Get("Location") != "/signin" {
+		t.Fatalf("/: %d %v", r.status, r.header)
 	}
 	if r := e.do("GET", "/api/openapi.json", nil, nil); r.status != 200 || r.str("openapi") != "3.1.0" {
 		t.Fatalf("openapi: %d", r.status)

@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"parley/internal/agent"
+	"parley/internal/chat"
+	"parley/internal/clientip"
+	"parley/internal/dashboard"
+	"parley/internal/domain"
+	"parley/internal/manageapi"
+	"parley/internal/metrics"
+	"parley/internal/notify"
+	"parley/internal/secret"
+	"parley/internal/server"
+	"parley/internal/store"
+	"parley/internal/store/sqlite"
+	"parley/internal/widgetapi"
+)
+
+// stack is a whole Parley on a fresh SQLite database, served on a loopback
+// port, with one account and one agent per language the tests speak.
+type stack struct {
+	t      *testing.T
+	store  store.Store
+	srv    *httptest.Server
+	token  string            // the account's API token
+	keys   map[string]string // widget key by agent: "en", "ru"
+	faults *faults
+}
+
+// agents are the tests' chatbots. The knowledge-base agent answers the
+// questions below and offers "Talk to a human" to anything else.
+var agents = []struct {
+	name, chatbot, config string
+	knowledge             []domain.KnowledgeEntry
+}{
+	{"en", "Northwind Help", `{"color":"#0f766e","greeting":"Hi! Ask me about orders, shipping or opening hours.","launcher_text":"Chat with us"}`, []domain.KnowledgeEntry{
+		{Question: "What are your opening hours?", Answer: "We are open from 9 to 17, Monday to Friday."},
+		{Question: "How much does shipping cost?", Answer: "Shipping is free on orders over 50 euros; details: https://northwind.example/shipping."},
+	}},
+	{"ru", "Помощник Northwind", `{"color":"#0f766e","greeting":"Здравствуйте! Спросите о заказах, доставке или часах работы.","launcher_text":"Напишите нам"}`, []domain.KnowledgeEntry{
+		{Question: "Какие у вас часы работы?", Answer: "Мы работаем с 9 до 17, с понедельника по пятницу.", Lang: "ru"},
+		{Question: "Сколько стоит доставка?", Answer: "Доставка бесплатна для заказов от 50 евро.", Lang: "ru"},
+	}},
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+
+	acc, err := st.CreateAccount(ctx, store.NewAccount{Email: "owner@example.com", Name: "Northwind", PasswordHash: "x", Limits: domain.Limits{MonthlyConversations: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &stack{t: t, store: st, token: secret.APIToken(), keys: map[string]string{}, faults: &faults{}}
+	if _, err := st.CreateAPIToken(ctx, acc.ID, "e2e", secret.HashToken(s.token)); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		key := secret.WidgetKey()
+		if _, err := st.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: a.chatbot, Config: json.RawMessage(a.config), Knowledge: a.knowledge, Key: key}); err != nil {
+			t.Fatal(err)
+		}
+		s.keys[a.name] = key
+	}
+
+	quiet := slog.New(slog.DiscardHandler)
+	reg := metrics.NewRegistry()
+	m := server.NewMetrics(reg)
+	kb := agent.NewKB(st.Knowledge)
+	hub := notify.NewHub()
+	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet})
+	// The server wants its dashboard; the widget tests do not use it.
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, Invalidate: kb.Invalidate, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dash.Stop)
+	h := server.New(server.Deps{
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb),
+		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
+	})
+	// No rate limiter: a test session makes more requests than a visitor.
+	s.srv = httptest.NewServer(s.faults.wrap(h))
+	// Long polls hold connections; close them before the chat service stops.
+	t.Cleanup(func() { s.srv.CloseClientConnections(); s.srv.Close(); svc.Stop() })
+	return s
+}
+
+// operatorSays posts an operator reply through the management API, which
+// also takes the conversation over.
+func (s *stack) operatorSays(conversationID, name, text string) {
+	s.t.Helper()
+	body, _ := json.Marshal(map[string]string{"text": text, "operator_name": name})
+	s.manage("POST", "/api/v1/conversations/"+conversationID+"/messages", body, http.StatusCreated)
+}
+
+func (s *stack) manage(method, path string, body []byte, want int) []byte {
+	s.t.Helper()
+	req, _ := http.NewRequest(method, s.srv.URL+path, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		s.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
+	}
+	return b
+}
+
+// messages returns the stored conversation as "role: text" lines.
+func (s *stack) messages(conversationID string) []string {
+	s.t.Helper()
+	var c struct {
+		Messages []struct{ Role, Text string }
+	}
+	if err := json.Unmarshal(s.manage("GET", "/api/v1/conversations/"+conversationID, nil, http.StatusOK), &c); err != nil {
+		s.t.Fatal(err)
+	}
+	var out []string
+	for _, m := range c.Messages {
+		out = append(out, fmt.Sprintf("%s: %s", m.Role, m.Text))
+	}
+	return out
+}

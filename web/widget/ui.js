@@ -1,0 +1,363 @@
+// Parley chat UI: the module the loader (loader.js) imports when the visitor
+// first opens the chat, served as /widget-ui.<hash>.js. It builds the panel
+// inside the loader's shadow root and talks to the widget API (docs/api.md).
+// Message text from anyone only ever becomes text nodes (textContent), never
+// markup; web/internal/widgetbuild fills in PARLEY_UI_CSS when minifying.
+
+// Texts, in the order of the names below; '|' separates them.
+const TEXTS = {
+  en: 'Close chat|Message|Write a message…|Send|Retry|An operator will answer you here.|The assistant is answering again.|Chat is unavailable right now. Please try again later.|Too many messages. Sending again in a few seconds…|Could not reach the chat. Check your connection and retry.|The message is longer than 2000 characters.|You|Operator|Chat|Suggested replies',
+  ro: 'Închide chatul|Mesaj|Scrieți un mesaj…|Trimite|Reîncearcă|Un operator vă va răspunde aici.|Asistentul răspunde din nou.|Chatul nu este disponibil acum. Vă rugăm să reveniți mai târziu.|Prea multe mesaje. Retrimitem în câteva secunde…|Nu am putut contacta chatul. Verificați conexiunea și reîncercați.|Mesajul depășește 2000 de caractere.|Dvs.|Operator|Chat|Răspunsuri sugerate',
+  ru: 'Закрыть чат|Сообщение|Напишите сообщение…|Отправить|Повторить|Оператор ответит вам здесь.|Ассистент снова отвечает.|Чат сейчас недоступен. Пожалуйста, попробуйте позже.|Слишком много сообщений. Отправим снова через несколько секунд…|Не удалось связаться с чатом. Проверьте подключение и повторите.|Сообщение длиннее 2000 символов.|Вы|Оператор|Чат|Варианты ответа',
+};
+
+// The server's limit, counted in code points as the server counts them.
+const MAX = 2000;
+
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+const chars = s => [...s].length;
+
+// h makes an element; text always goes in as text.
+const h = (tag, cls, text, attrs = {}) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text) e.textContent = text;
+  for (const a in attrs) e.setAttribute(a, attrs[a]);
+  return e;
+};
+
+// mount builds the chat for the loader and returns what window.Parley
+// needs. ctx: key, src (the loader's URL), lang, S (the stored state), save,
+// emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
+// shadow root) and launcher (its button).
+export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) {
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg] = TEXTS[lang].split('|');
+  // The API lives next to the script, also behind a path prefix.
+  const base = new URL('.', src).href;
+
+  // Anything from storage may be old or tampered with; keep what fits.
+  if (!Array.isArray(S.m)) S.m = [];
+  S.m = S.m.filter(m => m && typeof m.t == 'string');
+  const seen = new Set(S.m.map(m => m.i));
+  const els = new WeakMap();
+
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(PARLEY_UI_CSS);
+  root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+
+  const btn = (text, fn, cls, attrs) => {
+    const b = h('button', cls, text, { type: 'button', ...attrs });
+    b.onclick = fn;
+    return b;
+  };
+  const panel = h('div', 'p', '', { role: 'dialog', hidden: '' });
+  const title = h('span', 't');
+  const log = h('div', 'lg', '', { role: 'log', 'aria-live': 'polite' });
+  const dots = h('div', 'd', '', { 'aria-hidden': 'true', hidden: '' });
+  const qr = h('div', 'q', '', { role: 'group', 'aria-label': tSugg });
+  const st = h('div', 'st', '', { role: 'status' });
+  // The length notice has its own line, so it never hides a Retry.
+  const lim = h('div', 'st', '', { role: 'status' });
+  const form = h('form');
+  const box = h('textarea', '', '', { 'aria-label': tMsg, placeholder: tPlace, rows: 1, 'aria-describedby': 'pc' });
+  const cnt = h('span', 'c', '', { id: 'pc' });
+  const sendB = h('button', '', tSend, { type: 'submit' });
+  const head = h('div', 'hd');
+  const row = h('div', 'r');
+  dots.append(h('i'), h('i'), h('i'));
+  head.append(title, btn('×', () => close(), 'x', { 'aria-label': tClose }));
+  row.append(cnt, sendB);
+  form.append(lim, box, row);
+  panel.append(head, log, dots, qr, st, form);
+  root.append(panel);
+  // The newest message stays in view when the parts below the log grow (a
+  // status, quick replies, a longer text), unless the visitor has scrolled
+  // up to read.
+  let pinned = 1;
+  log.onscroll = () => pinned = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  new ResizeObserver(() => pinned && (log.scrollTop = log.scrollHeight)).observe(log);
+
+  // api calls the widget API and throws an Error carrying the status (s),
+  // the JSON body (d) and Retry-After (ra). A network failure has no s; an
+  // answer cut short has s 0, since what the server did is unknown.
+  const api = async (path, body) => {
+    const r = await fetch(base + path, {
+      credentials: 'omit',
+      // A long poll holds up to 25 s and chat up to the AI timeout; a dead
+      // connection must not hang either forever.
+      signal: AbortSignal.timeout?.(6e4),
+      ...body && { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+    });
+    const d = await r.json().catch(() => 0);
+    if (r.ok && d) return d;
+    throw Object.assign(Error(d?.error || r.status), { s: r.ok ? 0 : r.status, d: d || {}, ra: r.headers.get('Retry-After') });
+  };
+  const retryAfter = e => Math.min(60, Math.max(1, +e.ra || 5)) * 1e3;
+  // The account-blocked 429 and a refused key are not fixed by retrying.
+  const dead = e => e.d?.limit_reached || e.s == 403;
+
+  // call retries a rate-limited request once, after the wait the server
+  // asks for, and tells the visitor meanwhile.
+  const call = async (path, body) => {
+    for (let waited = 0; ;) {
+      try {
+        return await api(path, body);
+      } catch (e) {
+        if (e.s != 429 || e.d.limit_reached || waited++) throw e;
+        status(tRL);
+        await sleep(retryAfter(e));
+        status();
+      }
+    }
+  };
+
+  // init starts a conversation; one at a time, however many callers.
+  let initP;
+  const init = () => initP ||= call('api/widget/init', {
+    // Path only: query strings can carry tokens the owner should not see.
+    key, visitor_id: S.v, page_url: location.origin + location.pathname,
+  }).then(d => {
+    Object.assign(S, {
+      c: d.conversation_id, v: d.visitor_id || S.v, n: d.chatbot_name,
+      g: d.config && typeof d.config == 'object' ? d.config : {}, cur: null, h: 0,
+    });
+    save();
+    apply();
+    named();
+    const gr = S.g.greeting;
+    if (!S.m.length && gr && typeof gr == 'string') add({ r: 'a', t: gr }, 1);
+  }).finally(() => initP = null);
+
+  // chat sends one message; a conversation the server refuses (403: it is
+  // gone, or the key changed) is replaced by a new one, once.
+  const chat = async text => {
+    for (let renewed = 0; ;) {
+      try {
+        if (!S.c) await init();
+        return await call('api/widget/chat', { key, conversation_id: S.c, text, visitor_id: S.v, lang });
+      } catch (e) {
+        if (e.s != 403 || !S.c || renewed++) throw e;
+        Object.assign(S, { c: null, cur: null, h: 0 });
+      }
+    }
+  };
+
+  // The transcript is also the outbox: a visitor message carries f until
+  // the server has taken it, so a failure, a reload or a closed tab never
+  // loses it, and Retry sends whatever is still unsent, in order.
+  let busy;
+  const flush = async () => {
+    if (busy) return;
+    busy = 1;
+    status();
+    dots.hidden = false;
+    try {
+      // Also the first step after opening, and what Retry does after a
+      // failed init.
+      if (!S.c) await init();
+      for (let m; (m = S.m.find(x => x.f));) {
+        const d = await chat(m.t);
+        delete m.f;
+        els.get(m)?.classList.remove('f');
+        save();
+        emit('message', { role: 'visitor', text: m.t });
+        if (typeof d.response == 'string') {
+          human(0);
+          add({ r: 'a', t: d.response });
+          quick(d.user_reply_options);
+        } else if (d.handoff == 'human') {
+          // Not a failure: an operator has the conversation (spec).
+          human(d.wait !== false);
+        }
+      }
+    } catch (e) {
+      status(dead(e) ? tNA : tErr, !dead(e));
+    }
+    busy = 0;
+    dots.hidden = true;
+    poll();
+  };
+
+  // human records who answers now and says so when it changes.
+  const human = on => {
+    on = !!on;
+    if (on != !!S.h) add({ r: 's', t: on ? tOp : tBack });
+    S.h = on;
+    save();
+  };
+
+  // poll long-polls for operator messages while an operator handles the
+  // conversation, and also while the panel is open, so an operator who
+  // takes over and writes first is seen without the visitor writing again.
+  // The first request of a round does not wait: the server compares with
+  // the mode when a poll starts, so a takeover or release that happened
+  // while nobody polled is only seen by asking at once.
+  let polling;
+  const poll = async () => {
+    if (polling) return;
+    polling = 1;
+    for (let fails = 0, wait = 0; S.c && (S.h || !panel.hidden);) {
+      const t0 = Date.now(), c = S.c, was = !!S.h;
+      const q = new URLSearchParams({ key, conversation_id: c, wait });
+      if (S.cur) q.set('after', S.cur);
+      try {
+        const d = await api('api/widget/poll?' + q);
+        fails = 0;
+        if (c != S.c) continue;
+        let news = 0;
+        for (const m of d.messages || []) {
+          if (seen.has(m.id)) continue;
+          news = 1;
+          add({ r: 'o', t: String(m.text), n: m.operator_name, i: m.id });
+          if (panel.hidden) launcher.classList.add('new');
+        }
+        if (d.cursor) S.cur = d.cursor;
+        human(d.wait);
+        // A long poll answering at once with nothing new (an old proxy, say)
+        // must not become a busy loop against the limit of 30 requests a
+        // minute.
+        if (wait && !news && !!S.h == was && Date.now() - t0 < 2e3) await sleep(3e3);
+        wait = 25;
+      } catch (e) {
+        // The next chat replaces a refused conversation.
+        if (dead(e)) break;
+        await sleep(e.s == 429 ? retryAfter(e) : Math.min(3e4, 3e3 * 2 ** fails++));
+      }
+    }
+    polling = 0;
+  };
+
+  // add appends to the transcript and the log. quiet: no 'message' event
+  // (the greeting, and visitor messages before the server took them).
+  const add = (m, quiet) => {
+    S.m.push(m);
+    seen.add(m.i);
+    // A long-lived conversation must not outgrow the storage quota.
+    if (S.m.length > 200) S.m.splice(0, S.m.length - 200);
+    save();
+    draw(m);
+    if (!quiet && m.r != 's') emit('message', { role: m.r == 'o' ? 'operator' : 'assistant', text: m.t, operator_name: m.n });
+  };
+
+  // draw shows one message. Web addresses become links that open in a new
+  // tab with no access back to this page; everything else stays text.
+  const draw = m => {
+    const el = h('div', 'm ' + m.r + (m.f ? ' f' : ''));
+    const s = m.t;
+    if (m.r == 'o') el.append(h('span', 'w', m.n || tOpr));
+    else if (m.r != 's') el.append(h('span', 'sr', (m.r == 'u' ? tYou : S.n || tChat) + ': '));
+    let i = 0;
+    for (const x of s.matchAll(/https?:\/\/[^\s<>"']+/g)) {
+      const u = x[0].replace(/[.,;:!?)\]]+$/, '');
+      el.append(s.slice(i, x.index), h('a', '', u, { href: u, target: '_blank', rel: 'noopener noreferrer nofollow' }));
+      i = x.index + u.length;
+    }
+    el.append(s.slice(i));
+    els.set(m, el);
+    log.append(el);
+    log.scrollTop = log.scrollHeight;
+  };
+
+  const quick = o => {
+    S.q = Array.isArray(o) ? o.filter(x => x && typeof x == 'string').slice(0, 6) : [];
+    qr.replaceChildren(...S.q.map(x => btn(x, () => {
+      // The button goes away; the focus must not fall to the page.
+      box.focus();
+      send(x);
+    })));
+  };
+
+  const status = (msg, retry) => {
+    st.textContent = msg || '';
+    if (retry) st.append(' ', btn(tRetry, flush, 'rt'));
+  };
+
+  const count = () => {
+    const n = chars(box.value), over = n > MAX;
+    cnt.textContent = n + ' / ' + MAX;
+    cnt.classList.toggle('o', over);
+    box.setAttribute('aria-invalid', over);
+    sendB.disabled = over;
+    lim.textContent = over ? tLong : '';
+  };
+
+  const send = text => {
+    quick();
+    add({ r: 'u', t: text, f: 1 }, 1);
+    flush();
+  };
+
+  const submit = () => {
+    const text = box.value.trim();
+    if (!text || chars(text) > MAX) return;
+    box.value = '';
+    S.d = '';
+    save();
+    count();
+    send(text);
+  };
+
+  const named = () => {
+    const n = S.n || tChat;
+    title.textContent = n;
+    panel.setAttribute('aria-label', n);
+  };
+
+  const open = focus => {
+    panel.hidden = false;
+    launcher.hidden = true;
+    launcher.classList.remove('new');
+    S.o = 1;
+    save();
+    log.scrollTop = log.scrollHeight;
+    if (focus) box.focus();
+    if (S.c) poll();
+    else flush();
+    emit('open');
+  };
+
+  const close = () => {
+    if (panel.hidden) return;
+    // The focus goes back to the launcher only from inside the panel: a
+    // site calling Parley.close() must not have its focus taken.
+    const inside = root.activeElement;
+    panel.hidden = true;
+    launcher.hidden = false;
+    if (inside) launcher.focus();
+    S.o = 0;
+    save();
+    emit('close');
+  };
+
+  form.onsubmit = e => {
+    e.preventDefault();
+    submit();
+  };
+  // Enter sends, Shift+Enter is a new line; the Enter that confirms an IME
+  // composition must not send.
+  box.onkeydown = e => {
+    if (e.key == 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  };
+  // The draft survives a reload too; writing storage on every key would be
+  // wasteful, so it waits for a pause (and for pagehide).
+  let draftT;
+  box.oninput = () => {
+    count();
+    S.d = box.value;
+    clearTimeout(draftT);
+    draftT = setTimeout(save, 400);
+  };
+  addEventListener('pagehide', save);
+  panel.onkeydown = e => e.key == 'Escape' && close();
+
+  box.value = typeof S.d == 'string' ? S.d : '';
+  named();
+  S.m.forEach(draw);
+  quick(S.q);
+  count();
+  if (S.m.some(m => m.f)) status(tErr, 1);
+  return { open, close };
+}
