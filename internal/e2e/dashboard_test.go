@@ -1,0 +1,285 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"parley/internal/domain"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+// The dashboard in Chromium: an owner signs in, sees a visitor's
+// conversation arrive live, opens it, takes it over, replies (the
+// visitor's poll receives it), sees the visitor's next message appear
+// live, and hands it back; hostile HTML shows as text; two operators race
+// to take over and exactly one wins.
+
+// visitor talks to the widget API as the embed script would.
+type visitor struct {
+	t    *testing.T
+	s    *stack
+	key  string
+	lang string
+	conv string
+}
+
+func (s *stack) visitor(lang string) *visitor {
+	v := &visitor{t: s.t, s: s, key: s.keys[lang], lang: lang}
+	var r struct {
+		ConversationID string `json:"conversation_id"`
+	}
+	v.post("/api/widget/init", map[string]any{"key": v.key, "page_url": "https://northwind.example/boots"}, &r)
+	v.conv = r.ConversationID
+	return v
+}
+
+func (v *visitor) post(path string, body, out any) {
+	v.t.Helper()
+	b, _ := json.Marshal(body)
+	res, err := http.Post(v.s.srv.URL+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		v.t.Fatalf("%s: %d", path, res.StatusCode)
+	}
+	if out != nil {
+		json.NewDecoder(res.Body).Decode(out)
+	}
+}
+
+func (v *visitor) say(text string) {
+	v.post("/api/widget/chat", map[string]any{"key": v.key, "conversation_id": v.conv, "text": text, "lang": v.lang}, nil)
+}
+
+// operatorMessages polls as the widget does and returns the operator texts.
+func (v *visitor) operatorMessages() []string {
+	v.t.Helper()
+	res, err := http.Get(v.s.srv.URL + "/api/widget/poll?key=" + v.key + "&conversation_id=" + v.conv)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var r struct {
+		Messages []struct{ Text, OperatorName string }
+	}
+	json.NewDecoder(res.Body).Decode(&r)
+	var out []string
+	for _, m := range r.Messages {
+		out = append(out, m.OperatorName+": "+m.Text)
+	}
+	return out
+}
+
+// dashboardUsers gives the stack's owner a password and adds an operator.
+func dashboardUsers(t *testing.T, s *stack) (owner, operator domain.User) {
+	t.Helper()
+	ctx := context.Background()
+	hash, _ := secret.HashPassword("password1")
+	owner, err := s.store.UserByEmail(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.SetPassword(ctx, owner.ID, hash); err != nil {
+		t.Fatal(err)
+	}
+	operator, err = s.store.CreateUser(ctx, store.NewUser{AccountID: owner.AccountID, Email: "oleg@example.com", Name: "Oleg", PasswordHash: hash, Role: domain.UserOperator})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return owner, operator
+}
+
+// settle waits for a condition across page loads (form posts redirect):
+// unlike page.wait, a navigation in between is not an error.
+func settle(p *page, what, js string) {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+js+`)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("waiting for %s (%s): timed out\n%s", what, js, p.dump())
+}
+
+// signIn fills the sign-in form with the keyboard.
+func signIn(p *page, base, email string) {
+	p.t.Helper()
+	p.navigate(base + "/")
+	settle(p, "the sign-in page", `location.pathname == '/signin' && document.querySelector('#email')`)
+	p.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#email')`)))
+	p.keys(email)
+	p.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#password')`)))
+	p.keys("password1")
+	p.keys(kb.Enter) // implicit submission, as a keyboard user does
+	settle(p, "the inbox", `location.pathname == '/inbox' && document.querySelector('h1')`)
+}
+
+func TestDashboardOperatorFlow(t *testing.T) {
+	s := newStack(t)
+	dashboardUsers(t, s)
+	p := newPage(t, 90*time.Second)
+	signIn(p, s.srv.URL, "owner@example.com")
+
+	// A conversation arrives while the inbox is open.
+	p.wait("the live stream", `document.querySelector('#inbox')`)
+	time.Sleep(300 * time.Millisecond) // let the EventSource connect; only ordering depends on it
+	v := s.visitor("en")
+	v.say("What are your opening hours?")
+	p.wait("the new conversation in the inbox", `!!document.querySelector('#inbox tr[data-id="`+v.conv+`"]')`)
+	// The AI's answer follows the visitor's message, live too.
+	p.wait("the AI's answer as the row's last message", `document.querySelector('#inbox tr[data-id="`+v.conv+`"] .preview').textContent.includes('We are open')`)
+
+	// Open it, take it over, reply with Enter.
+	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('#inbox tr[data-id="` + v.conv + `"] a')`)))
+	settle(p, "the conversation", `!!document.querySelector('.transcript')`)
+	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('form[action$="/takeover"] button')`)))
+	settle(p, "the takeover", `document.querySelector('.state').textContent.includes('You are answering')`)
+	p.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#reply-text')`)))
+	p.keys("Hi, I am Olga. How can I help?")
+	p.enter()
+	settle(p, "the reply in the transcript", `[...document.querySelectorAll('.msg-operator .text')].some(e => e.textContent.includes('I am Olga'))`)
+	if got := v.operatorMessages(); len(got) != 1 || got[0] != "Olga Owner: Hi, I am Olga. How can I help?" && !strings.HasSuffix(got[0], ": Hi, I am Olga. How can I help?") {
+		t.Fatalf("the visitor's poll got %v", got)
+	}
+
+	// The visitor's next message appears live; hostile HTML is text.
+	v.say(`<img src=x onerror=alert(1)><b>bold</b> thanks`)
+	p.wait("the visitor's message, live", `[...document.querySelectorAll('.msg-visitor .text')].some(e => e.textContent.includes('<b>bold</b>'))`)
+	if n := eval[int](p, `document.querySelectorAll('.transcript img, .transcript b').length`); n != 0 {
+		t.Fatalf("visitor HTML became %d elements", n)
+	}
+
+	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('form[action$="/release"] button')`)))
+	settle(p, "the hand-back", `!!document.querySelector('form[action$="/takeover"]')`)
+	if c, _ := s.store.Conversation(context.Background(), v.conv); c.Mode != domain.ModeAI {
+		t.Fatalf("mode after hand-back: %s", c.Mode)
+	}
+	p.checkConsole()
+	if len(p.dialogs) > 0 {
+		t.Fatalf("a dialog opened: %v", p.dialogs)
+	}
+}
+
+func TestDashboardTakeoverRace(t *testing.T) {
+	s := newStack(t)
+	dashboardUsers(t, s)
+	v := s.visitor("en")
+	v.say("hello")
+	pages := []*page{newPage(t, 60*time.Second), newPage(t, 60*time.Second)}
+	for i, email := range []string{"owner@example.com", "oleg@example.com"} {
+		signIn(pages[i], s.srv.URL, email)
+		pages[i].navigate(s.srv.URL + "/conversations/" + v.conv)
+		pages[i].wait("the take over button", `!!document.querySelector('form[action$="/takeover"] button')`)
+	}
+	var wg sync.WaitGroup
+	for _, p := range pages {
+		wg.Go(func() { eval[bool](p, `(document.querySelector('form[action$="/takeover"]').submit(), true)`) })
+	}
+	wg.Wait()
+	won, lost := 0, 0
+	for _, p := range pages {
+		settle(p, "the result", `!!document.querySelector('.state') && document.readyState == 'complete' && !document.querySelector('form[action$="/takeover"]')`)
+		text := eval[string](p, `document.querySelector('main').textContent`)
+		switch {
+		case strings.Contains(text, "Someone else took this conversation over first."):
+			lost++
+			if !strings.Contains(text, "is answering this conversation.") {
+				t.Fatalf("the loser does not see who has it: %s", text)
+			}
+		case strings.Contains(text, "You are answering this conversation."):
+			won++
+		}
+	}
+	if won != 1 || lost != 1 {
+		t.Fatalf("won %d, lost %d; want exactly one of each", won, lost)
+	}
+}
+
+// TestDashboardScreenshots takes every page in English and one in
+// Romanian and Russian; PARLEY_UPDATE_SCREENSHOTS=1 also writes them to
+// docs/screenshots.
+func TestDashboardScreenshots(t *testing.T) {
+	s := newStack(t)
+	dashboardUsers(t, s)
+	for _, text := range []string{"What are your opening hours?", "Talk to a human"} {
+		s.visitor("en").say(text)
+	}
+	v := s.visitor("ru")
+	v.say("Какие у вас часы работы?")
+	var agentID string
+	if agents, _ := s.store.Agents(context.Background(), mustOwner(t, s).AccountID); len(agents) > 0 {
+		agentID = agents[0].ID
+	}
+	dir := t.ArtifactDir()
+	update := os.Getenv("PARLEY_UPDATE_SCREENSHOTS") == "1"
+	p := newPage(t, 90*time.Second)
+	p.do(chromedp.EmulateViewport(1280, 900))
+	shot := func(name string) {
+		t.Helper()
+		b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)) // 100: PNG
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = recompress(t, b)
+		file := "dashboard-" + name + ".png"
+		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if update {
+			if err := os.WriteFile(filepath.Join(screenshotDocs, file), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p.navigate(s.srv.URL + "/signin")
+	p.wait("the sign-in page", `!!document.querySelector('#email')`)
+	shot("signin-en")
+	signIn(p, s.srv.URL, "owner@example.com")
+	shot("inbox-en")
+	p.navigate(s.srv.URL + "/conversations/" + v.conv)
+	settle(p, "the conversation", `!!document.querySelector('.transcript')`)
+	shot("conversation-en")
+	for _, page := range []string{"agents", "agents/" + agentID, "usage", "team"} {
+		p.navigate(s.srv.URL + "/" + page)
+		settle(p, page, `document.readyState == 'complete'`)
+		shot(strings.ReplaceAll(strings.Split(page, "/")[0], "agents", map[bool]string{true: "agent", false: "agents"}[strings.Contains(page, "/")]) + "-en")
+	}
+	for _, lang := range []string{"ro", "ru"} {
+		p.navigate(s.srv.URL + "/inbox")
+		eval[bool](p, `(document.querySelector('#lang-switch').value = '`+lang+`', document.querySelector('#lang-switch').form.submit(), true)`)
+		settle(p, "the page in "+lang, `document.documentElement.lang == '`+lang+`'`)
+		shot("inbox-" + lang)
+		p.navigate(s.srv.URL + "/conversations/" + v.conv)
+		settle(p, "the conversation", `!!document.querySelector('.transcript')`)
+		shot("conversation-" + lang)
+	}
+	p.checkConsole()
+	t.Logf("dashboard screenshots in %s", dir)
+}
+
+func mustOwner(t *testing.T, s *stack) domain.User {
+	u, err := s.store.UserByEmail(context.Background(), "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
