@@ -24,7 +24,8 @@ import (
 // server on loopback, with the routes as the server wires them (without
 // the server's CSP and CSRF wrapper, which the server package tests).
 type testDash struct {
-	t     *testing.T
+	t     testing.TB
+	path  string // the SQLite file
 	d     *Dashboard
 	st    store.Store
 	chat  *chat.Service
@@ -35,10 +36,11 @@ type testDash struct {
 	key   string
 }
 
-func newTestDash(t *testing.T, routes func(mux *http.ServeMux, d *Dashboard)) *testDash {
+func newTestDash(t testing.TB, routes func(mux *http.ServeMux, d *Dashboard)) *testDash {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/p.db")
+	path := t.TempDir() + "/p.db"
+	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func newTestDash(t *testing.T, routes func(mux *http.ServeMux, d *Dashboard)) *t
 	}
 	mux := http.NewServeMux()
 	routes(mux, d)
-	td := &testDash{t: t, d: d, st: st, chat: c, hub: hub, srv: httptest.NewServer(mux)}
+	td := &testDash{t: t, path: path, d: d, st: st, chat: c, hub: hub, srv: httptest.NewServer(mux)}
 	t.Cleanup(td.srv.Close)
 	t.Cleanup(d.Stop)
 	td.owner = td.newUser("owner@example.com", "Olga Owner", "")
