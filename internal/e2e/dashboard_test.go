@@ -140,13 +140,13 @@ func TestDashboardOperatorFlow(t *testing.T) {
 	signIn(p, s.srv.URL, "owner@example.com")
 
 	// A conversation arrives while the inbox is open.
-	p.wait("the live stream", `document.querySelector('#inbox')`)
+	settle(p, "the live stream", `document.querySelector('#inbox')`)
 	time.Sleep(300 * time.Millisecond) // let the EventSource connect; only ordering depends on it
 	v := s.visitor("en")
 	v.say("What are your opening hours?")
-	p.wait("the new conversation in the inbox", `!!document.querySelector('#inbox tr[data-id="`+v.conv+`"]')`)
+	settle(p, "the new conversation in the inbox", `!!document.querySelector('#inbox tr[data-id="`+v.conv+`"]')`)
 	// The AI's answer follows the visitor's message, live too.
-	p.wait("the AI's answer as the row's last message", `document.querySelector('#inbox tr[data-id="`+v.conv+`"] .preview').textContent.includes('We are open')`)
+	settle(p, "the AI's answer as the row's last message", `document.querySelector('#inbox tr[data-id="`+v.conv+`"] .preview').textContent.includes('We are open')`)
 
 	// Open it, take it over, reply with Enter.
 	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('#inbox tr[data-id="` + v.conv + `"] a')`)))
@@ -163,7 +163,7 @@ func TestDashboardOperatorFlow(t *testing.T) {
 
 	// The visitor's next message appears live; hostile HTML is text.
 	v.say(`<img src=x onerror=alert(1)><b>bold</b> thanks`)
-	p.wait("the visitor's message, live", `[...document.querySelectorAll('.msg-visitor .text')].some(e => e.textContent.includes('<b>bold</b>'))`)
+	settle(p, "the visitor's message, live", `[...document.querySelectorAll('.msg-visitor .text')].some(e => e.textContent.includes('<b>bold</b>'))`)
 	if n := eval[int](p, `document.querySelectorAll('.transcript img, .transcript b').length`); n != 0 {
 		t.Fatalf("visitor HTML became %d elements", n)
 	}
@@ -188,7 +188,7 @@ func TestDashboardTakeoverRace(t *testing.T) {
 	for i, email := range []string{"owner@example.com", "oleg@example.com"} {
 		signIn(pages[i], s.srv.URL, email)
 		pages[i].navigate(s.srv.URL + "/conversations/" + v.conv)
-		pages[i].wait("the take over button", `!!document.querySelector('form[action$="/takeover"] button')`)
+		settle(pages[i], "the take over button", `!!document.querySelector('form[action$="/takeover"] button')`)
 	}
 	var wg sync.WaitGroup
 	for _, p := range pages {
@@ -251,7 +251,7 @@ func TestDashboardScreenshots(t *testing.T) {
 		}
 	}
 	p.navigate(s.srv.URL + "/signin")
-	p.wait("the sign-in page", `!!document.querySelector('#email')`)
+	settle(p, "the sign-in page", `!!document.querySelector('#email')`)
 	shot("signin-en")
 	signIn(p, s.srv.URL, "owner@example.com")
 	shot("inbox-en")

@@ -1,0 +1,51 @@
+// Command parley-load drives a running Parley the way visitors do, from
+// many loopback source addresses, and reports requests per second, latency
+// percentiles per endpoint, errors by status and the server's peak RSS.
+// It only targets loopback addresses, and each run is bounded in requests
+// and time. See docs/benchmarks.md for the runs and their numbers.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"parley/internal/loadtest"
+)
+
+func main() {
+	var cfg loadtest.Config
+	flag.StringVar(&cfg.Target, "target", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
+	flag.StringVar(&cfg.Key, "key", "", "widget key (required)")
+	flag.StringVar(&cfg.Mode, "mode", "visitors", "visitors (init, chats and polls), or one endpoint to hammer: init, chat, poll")
+	flag.IntVar(&cfg.Visitors, "visitors", 64, "concurrent visitors")
+	flag.IntVar(&cfg.Sources, "sources", 256, "distinct loopback source addresses (127.0.0.2 and up)")
+	flag.IntVar(&cfg.Chats, "chats", 3, "messages per visitor in visitors mode")
+	flag.IntVar(&cfg.Requests, "requests", 100000, "stop after this many requests")
+	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "stop after this long")
+	flag.IntVar(&cfg.LongPolls, "long-polls", 0, "extra visitors that each hold a long poll open for the whole run")
+	pid := flag.Int("server-pid", 0, "the server's process id, to report its peak RSS")
+	flag.Parse()
+	if cfg.Key == "" {
+		fmt.Fprintln(os.Stderr, "parley-load: -key is required")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	stats, err := loadtest.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "parley-load:", err)
+		os.Exit(1)
+	}
+	loadtest.Print(os.Stdout, stats.Summaries())
+	if *pid > 0 {
+		if rss, err := loadtest.PeakRSS(*pid); err == nil {
+			fmt.Printf("server peak RSS: %.1f MB\n", float64(rss)/(1<<20))
+		} else {
+			fmt.Fprintln(os.Stderr, "parley-load: peak RSS:", err)
+		}
+	}
+}

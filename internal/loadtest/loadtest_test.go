@@ -1,0 +1,95 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestCheckTarget(t *testing.T) {
+	for target, ok := range map[string]bool{
+		"http://127.0.0.1:8080":   true,
+		"http://127.9.9.9:1":      true,
+		"http://[::1]:8080":       true,
+		"http://localhost:8080":   true,
+		"http://10.0.0.1:8080":    false,
+		"http://192.168.1.5":      false,
+		"https://example.com":     false,
+		"http://8.8.8.8":          false,
+		"not a url":               false,
+		"http://127.0.0.1.nip.io": false,
+	} {
+		if err := CheckTarget(target); (err == nil) != ok {
+			t.Errorf("CheckTarget(%q) = %v, want ok=%v", target, err, ok)
+		}
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	if pct(ds, 50) != 50*time.Millisecond || pct(ds, 99) != 99*time.Millisecond || pct(ds, 100) != 100*time.Millisecond {
+		t.Fatalf("p50 %v p99 %v p100 %v", pct(ds, 50), pct(ds, 99), pct(ds, 100))
+	}
+	if pct(ds[:1], 99) != time.Millisecond || pct(nil, 50) != 0 {
+		t.Fatal("edge cases")
+	}
+}
+
+// A fake widget API on loopback: the run stays within its request budget,
+// uses several source addresses, and records every endpoint.
+func TestRunAgainstAFakeServer(t *testing.T) {
+	var mu sync.Mutex
+	sources := map[string]bool{}
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		mu.Lock()
+		sources[host] = true
+		requests++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/api/widget/init":
+			json.NewEncoder(w).Encode(map[string]string{"conversation_id": "cv_1"})
+		case "/api/widget/chat":
+			json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
+		case "/api/widget/poll":
+			json.NewEncoder(w).Encode(map[string]any{"messages": []any{}, "cursor": "c0"})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	stats, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: "visitors", Visitors: 8, Sources: 4, Chats: 2, Requests: 200, Duration: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	eps := map[string]bool{}
+	for _, s := range stats.Summaries() {
+		total += s.Requests
+		eps[s.Endpoint] = true
+		if s.Statuses[200] != s.Requests {
+			t.Errorf("%s: statuses %v", s.Endpoint, s.Statuses)
+		}
+	}
+	if total != 200 || requests != 200 {
+		t.Fatalf("recorded %d, server saw %d; want exactly the budget of 200", total, requests)
+	}
+	if !eps["POST /api/widget/init"] || !eps["POST /api/widget/chat"] || !eps["GET /api/widget/poll"] {
+		t.Fatalf("endpoints %v", eps)
+	}
+	if len(sources) != 4 {
+		t.Fatalf("source addresses %v, want 4", sources)
+	}
+	if _, err := Run(context.Background(), Config{Target: "http://10.1.1.1:80", Key: "k", Visitors: 1, Requests: 1, Duration: time.Second}); err == nil {
+		t.Fatal("a non-loopback target was accepted")
+	}
+}
