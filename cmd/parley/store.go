@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"parley/internal/store"
+	"parley/internal/store/postgres"
 	"parley/internal/store/sqlite"
 )
 
@@ -13,7 +13,7 @@ import (
 // PostgreSQL, anything else is a SQLite file path (optionally "sqlite:PATH").
 func openStore(ctx context.Context, dsn string) (store.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, errors.New("PostgreSQL is not supported by this version yet; use a SQLite path")
+		return postgres.Open(ctx, dsn)
 	}
 	return sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
 }

@@ -235,7 +235,17 @@ func TestDashboardScreenshots(t *testing.T) {
 	p.do(chromedp.EmulateViewport(1280, 900))
 	shot := func(name string) {
 		t.Helper()
-		b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)) // 100: PNG
+		// A page that is still being laid out has no size yet; on a busy
+		// machine that takes a moment, so settle first and retry briefly.
+		settle(p, "a laid-out page", `document.readyState == 'complete' && document.body && document.body.scrollWidth > 0`)
+		var b []byte
+		var err error
+		for range 5 {
+			if b, err = chromedp.Run(p.ctx, chromedp.FullScreenshot(100)); err == nil { // 100: PNG
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,54 +3,17 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"parley/internal/store"
 )
 
-// The inbox search matches a substring of any message text regardless of
-// case. SQLite's LIKE, lower() and NOCASE fold ASCII only, and operators
-// search Cyrillic and Romanian text as much as English, so the store keeps
-// messages.text_folded = fold(text), written by AddMessage, and matches the
-// folded query against it. Folding in Go rather than in a registered SQL
-// function keeps the query plain SQL and folds each text once, not on every
-// search.
+// The inbox search (see store.Fold): SQLite's LIKE, lower() and NOCASE fold
+// ASCII only, so messages.text_folded = fold(text) is written by AddMessage
+// and the folded query is matched against it. Folding in Go rather than in
+// a registered SQL function keeps the query plain SQL and folds each text
+// once, not on every search.
 
-// fold maps every letter to one representative of its case-folding orbit,
-// the set of runes strings.EqualFold treats as equal. Plain strings.ToLower
-// is not enough: it leaves the Greek final sigma ς apart from σ and Σ, and
-// the Kelvin sign K apart from k.
-func fold(s string) string {
-	return strings.Map(foldRune, s)
-}
-
-func foldRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}
-	// The smallest rune of the orbit is the same from every member; its
-	// lower case is readable in the column (ASCII orbits fold to lower
-	// case too, above).
-	least := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return unicode.ToLower(least)
-}
-
-// likeEscape is the ESCAPE character of containsPattern's patterns.
-const likeEscape = `\`
-
-// containsPattern is a LIKE pattern (with ESCAPE '\') matching folded texts
-// that contain q. The escapes make % and _ in q literal characters instead
-// of wildcards.
-func containsPattern(q string) string {
-	esc := strings.NewReplacer(likeEscape, likeEscape+likeEscape, "%", likeEscape+"%", "_", likeEscape+"_")
-	return "%" + esc.Replace(fold(q)) + "%"
-}
+const likeEscape = store.LikeEscape
 
 // foldBatch bounds the rows foldExistingMessages holds in memory at once.
 const foldBatch = 500
@@ -102,3 +65,6 @@ func foldExistingMessages(ctx context.Context, tx *sql.Tx) error {
 		after = batch[len(batch)-1].seq
 	}
 }
+
+func fold(s string) string            { return store.Fold(s) }
+func containsPattern(q string) string { return store.ContainsPattern(q) }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"parley/internal/secret"
+)
+
+// postgresURL gives a URL of a fresh schema on the test server, dropped
+// when the test ends; the test skips without PARLEY_TEST_POSTGRES_URL
+// unless PARLEY_TEST_POSTGRES=required.
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PARLEY_TEST_POSTGRES_URL")
+	if base == "" {
+		msg := "PostgreSQL tests need PARLEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+		if os.Getenv("PARLEY_TEST_POSTGRES") == "required" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := strings.ToLower(secret.ID("cmd_", 8))
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		conn.Close(context.Background())
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
+}
+
+// The whole program on PostgreSQL: the demo, a chat, a restart.
+func TestServeOnPostgres(t *testing.T) {
+	db := postgresURL(t)
+	a := start(t, db, nil)
+	key, token := field(t, a.stdout.String(), "Widget key"), field(t, a.stdout.String(), "API token")
+	status, init := post(t, a.base+"/api/widget/init", "", map[string]any{"key": key})
+	if status != 200 {
+		t.Fatalf("init: %d", status)
+	}
+	conv := init["conversation_id"].(string)
+	if status, _ := post(t, a.base+"/api/widget/chat", "", map[string]any{"key": key, "conversation_id": conv, "text": "Which database does Parley need?"}); status != 200 {
+		t.Fatalf("chat: %d", status)
+	}
+	if err := a.stop(); err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, db, nil)
+	status, detail := get(t, b.base+"/api/v1/conversations/"+conv, token)
+	if msgs, _ := detail["messages"].([]any); status != 200 || len(msgs) != 2 {
+		t.Fatalf("after restart on PostgreSQL: %d %v", status, detail)
+	}
+	if status, _ := get(t, b.base+"/healthz", ""); status != 200 {
+		t.Fatalf("healthz: %d", status)
+	}
+}

@@ -1,0 +1,250 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"parley/internal/domain"
+	"parley/internal/quota"
+	"parley/internal/secret"
+	"parley/internal/store"
+)
+
+const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
+	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name`
+
+func scanConversation(row pgx.Row) (domain.Conversation, error) {
+	var c domain.Conversation
+	var last *time.Time // NULL until the first message
+	if err := row.Scan(&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
+		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName); err != nil {
+		return domain.Conversation{}, err
+	}
+	c.CreatedAt = ms(c.CreatedAt)
+	if last != nil {
+		c.LastMessageAt = ms(*last)
+	}
+	return c, nil
+}
+
+// CreateConversation admits and writes in one transaction. It first locks
+// the account row, so admissions of one account run one at a time across
+// every instance: each reads the usage the previous one committed (READ
+// COMMITTED takes a fresh snapshot per statement), and the count stays
+// exact however many requests arrive at once.
+func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation) (domain.Conversation, error) {
+	c := domain.Conversation{
+		ID:        n.ID,
+		AgentID:   n.AgentID,
+		AccountID: n.AccountID,
+		VisitorID: n.VisitorID,
+		PageURL:   n.PageURL,
+		Mode:      domain.ModeAI,
+		CreatedAt: ms(n.CreatedAt),
+	}
+	if n.CreatedAt.IsZero() {
+		c.CreatedAt = now()
+	}
+	if c.ID == "" {
+		c.ID = secret.ConversationID()
+	}
+	period := quota.Period(c.CreatedAt)
+
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		// The join also checks that the agent belongs to the account. FOR
+		// NO KEY UPDATE OF a locks only the account, and in the mode that
+		// lets foreign-key checks of concurrent inserts (KEY SHARE) pass.
+		var l domain.Limits
+		err := tx.QueryRow(ctx, `
+			SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
+			FROM accounts a JOIN agents g ON g.account_id = a.id
+			WHERE a.id = $1 AND g.id = $2
+			FOR NO KEY UPDATE OF a`, c.AccountID, c.AgentID).
+			Scan(&l.MonthlyConversations, &l.OveragePriceCents, &l.SpendCapCents)
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+
+		u := domain.Usage{Period: period}
+		err = tx.QueryRow(ctx, `
+			SELECT conversations, overage_conversations, overage_cents
+			FROM usage WHERE account_id = $1 AND period = $2`, c.AccountID, period).
+			Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if u, err = quota.Admit(l, u); err != nil {
+			return err
+		}
+
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, c.CreatedAt); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `
+			INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
+			VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (account_id, period) DO UPDATE SET
+				conversations = excluded.conversations,
+				overage_conversations = excluded.overage_conversations,
+				overage_cents = excluded.overage_cents`,
+			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents)
+		return err
+	})
+	if err != nil {
+		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	return c, nil
+}
+
+func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversation, error) {
+	c, err := scanConversation(s.pool.QueryRow(ctx, `SELECT `+convCols+` FROM conversations WHERE id = $1`, id))
+	return c, notFound(err, domain.ErrNotFound)
+}
+
+// Page sizes of Conversations.
+const (
+	defaultPage = 50
+	maxPage     = 100
+)
+
+// Conversations pages newest first with a keyset on (created_at, id): a page
+// costs the same however deep it is, and conversations created while a
+// client pages do not shift or repeat the later pages. ids are COLLATE "C",
+// so the order is the byte order whatever the database's locale.
+func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = defaultPage
+	case limit < 1:
+		limit = 1
+	case limit > maxPage:
+		limit = maxPage
+	}
+
+	var args []any
+	// arg adds a query argument and returns its placeholder.
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	where := []string{"account_id = " + arg(accountID)}
+	if f.AgentID != "" {
+		where = append(where, "agent_id = "+arg(f.AgentID))
+	}
+	if f.Mode != "" {
+		where = append(where, "mode = "+arg(f.Mode))
+	}
+	if f.Waiting != nil {
+		where = append(where, "waiting = "+arg(*f.Waiting))
+	}
+	if f.Search != "" {
+		// E'\\' is one backslash however standard_conforming_strings is set.
+		where = append(where, `EXISTS (SELECT 1 FROM messages m
+			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE `+arg(containsPattern(f.Search))+` ESCAPE E'\\')`)
+	}
+	if f.Before != "" {
+		c, err := decodeCursor(f.Before)
+		if err != nil {
+			return store.ConversationPage{}, err
+		}
+		where = append(where, "(created_at, id) < ("+arg(c.createdAt)+"::timestamptz, "+arg(c.id)+")")
+	}
+	// One row more than asked tells whether another page follows.
+	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations
+		WHERE `+strings.Join(where, " AND ")+`
+		ORDER BY created_at DESC, id DESC
+		LIMIT `+arg(limit+1), args...)
+	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
+		return scanConversation(row)
+	})
+	if err != nil {
+		return store.ConversationPage{}, fmt.Errorf("conversations: %w", dbErr(err))
+	}
+	page := store.ConversationPage{Conversations: convs}
+	if len(convs) > limit {
+		page.Conversations = convs[:limit]
+		last := convs[limit-1]
+		page.Next = encodeCursor(cursor{createdAt: last.CreatedAt, id: last.ID})
+	}
+	return page, nil
+}
+
+// SetMode is one conditional UPDATE: it changes only a conversation in
+// another mode, so "changed" is exact even when two calls race.
+func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
+	if m != domain.ModeAI && m != domain.ModeHuman {
+		return false, fmt.Errorf("set mode: unknown mode %q", m)
+	}
+	// A human taking over ends the wait for one. This takeover has no
+	// dashboard user (TakeOver records one), and a release to the AI ends
+	// the assignment: either way the assignee is cleared.
+	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET mode = $1,
+		waiting = CASE WHEN $1 = 'human' THEN false ELSE waiting END,
+		assignee_id = '', assignee_name = ''
+		WHERE id = $2 AND mode <> $1`, m, conversationID)
+	if err != nil {
+		return false, fmt.Errorf("set mode: %w", dbErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		// Unchanged, or no such conversation: tell them apart.
+		if _, err := s.Conversation(ctx, conversationID); err != nil {
+			return false, fmt.Errorf("set mode: %w", err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting bool) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET waiting = $1 WHERE id = $2 AND waiting <> $1`,
+		waiting, conversationID)
+	if err != nil {
+		return false, fmt.Errorf("set waiting: %w", dbErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		// Unchanged, or no such conversation: tell them apart.
+		if _, err := s.Conversation(ctx, conversationID); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// TakeOver is a compare-and-set: the UPDATE changes the row only while the
+// AI still has it. Two operators racing (on any instances) are ordered by
+// the row lock; the second UPDATE then re-checks the committed row, finds
+// it human and changes nothing, and the read after it names the winner.
+func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, bool, error) {
+	for {
+		c, err := scanConversation(s.pool.QueryRow(ctx, `UPDATE conversations
+			SET mode = 'human', waiting = false, assignee_id = $1, assignee_name = $2
+			WHERE id = $3 AND mode = 'ai'
+			RETURNING `+convCols, userID, userName, conversationID))
+		if err == nil {
+			return c, true, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return domain.Conversation{}, false, fmt.Errorf("take over: %w", dbErr(err))
+		}
+		c, err = s.Conversation(ctx, conversationID)
+		if err != nil {
+			return domain.Conversation{}, false, fmt.Errorf("take over: %w", err)
+		}
+		if c.Mode == domain.ModeHuman {
+			return c, false, nil // someone holds it already; c names them
+		}
+		// Handed back to the AI between the two statements: the holder is
+		// gone, so try again rather than report a loss to nobody.
+	}
+}

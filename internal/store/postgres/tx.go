@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"parley/internal/domain"
+)
+
+// write runs fn in a transaction and commits when fn returns nil.
+//
+// The isolation level is READ COMMITTED whatever the server's or the URL's
+// default, because the locking in this package depends on it: after a
+// transaction waits for a row lock, its next statement sees what the
+// previous holder committed. Under REPEATABLE READ the quota check would
+// read a usage snapshot from before the wait and over-admit.
+func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return dbErr(pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, fn))
+}
+
+// PostgreSQL error codes the contract gives a meaning to.
+const (
+	uniqueViolation     = "23505"
+	foreignKeyViolation = "23503"
+	// A NUL character or invalid UTF-8 in a text value: text columns
+	// cannot hold U+0000, which SQLite stores without complaint.
+	characterNotInRepertoire = "22021"
+)
+
+// errBadText is what a text PostgreSQL cannot store becomes: the request's
+// fault, so a 400 rather than a 500.
+var errBadText = domain.Invalid("text contains a NUL character or is not valid UTF-8")
+
+// dbErr turns constraint violations into the domain errors the contract
+// promises: a taken unique value is ErrConflict, a reference to a missing
+// row (a foreign key) is ErrNotFound. Other errors pass unchanged.
+func dbErr(err error) error {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Code {
+	case uniqueViolation:
+		return domain.ErrConflict
+	case foreignKeyViolation:
+		return domain.ErrNotFound
+	case characterNotInRepertoire:
+		return errBadText
+	}
+	return err
+}
+
+// notFound maps pgx.ErrNoRows to want (ErrNotFound, ErrKeyInvalid, ...) and
+// the rest through dbErr.
+func notFound(err, want error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return want
+	}
+	return dbErr(err)
+}
+
+// rowsAffected turns "no row changed" into domain.ErrNotFound. Inside a
+// transaction the error also rolls back what came before.
+func rowsAffected(tag pgconn.CommandTag, err error) error {
+	if err != nil {
+		return dbErr(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
+// ms is t at the precision the store keeps (milliseconds) in UTC. Every time
+// is written through it, so what a method returns equals what a later read
+// returns (timestamptz itself would keep microseconds), and every time read
+// goes through it too, because pgx returns timestamptz in the process's
+// local zone and the contract returns UTC.
+func ms(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+
+// now is the current time at the store's precision.
+func now() time.Time { return ms(time.Now()) }

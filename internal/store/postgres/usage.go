@@ -1,0 +1,65 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"parley/internal/domain"
+)
+
+// Usage reads one period's counters; a period without a row is zero usage.
+func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usage, error) {
+	u := domain.Usage{Period: period}
+	err := s.pool.QueryRow(ctx, `
+		SELECT conversations, overage_conversations, overage_cents
+		FROM usage WHERE account_id = $1 AND period = $2`, accountID, period).
+		Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return domain.Usage{Period: period}, fmt.Errorf("usage: %w", dbErr(err))
+	}
+	return u, nil
+}
+
+// utcDay is the length of a UTC day: UTC has no daylight saving time.
+const utcDay = 24 * time.Hour
+
+// ConversationsPerDay counts conversations created in [from, to) by UTC
+// day. The days run from the one holding from up to the last one starting
+// before to, so a from or to inside a day still lists that day.
+func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error) {
+	y, m, d := from.UTC().Date()
+	first := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	days := []domain.DayCount{}
+	for t := first; t.Before(to); t = t.Add(utcDay) {
+		days = append(days, domain.DayCount{Day: t})
+	}
+	if len(days) == 0 {
+		return days, nil
+	}
+
+	// The day index is the offset from first in whole days of 86400
+	// seconds, computed from the instant rather than with date_trunc, which
+	// would follow the session's TimeZone setting. created_at >= from >=
+	// first, so the offset is never negative.
+	rows, _ := s.pool.Query(ctx, `
+		SELECT floor(extract(epoch FROM created_at - $1::timestamptz) / 86400)::bigint, count(*) FROM conversations
+		WHERE account_id = $2 AND created_at >= $3 AND created_at < $4
+		GROUP BY 1`,
+		first, accountID, ms(from), ms(to))
+	var i int64
+	var n int
+	_, err := pgx.ForEachRow(rows, []any{&i, &n}, func() error {
+		if i >= 0 && i < int64(len(days)) { // always; guards the index
+			days[i].Count = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("conversations per day: %w", err)
+	}
+	return days, nil
+}
