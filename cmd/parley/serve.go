@@ -19,8 +19,6 @@ import (
 	"parley/internal/demo"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
-	"parley/internal/notify"
-	"parley/internal/ratelimit"
 	"parley/internal/server"
 	"parley/internal/store"
 	"parley/internal/widgetapi"
@@ -75,7 +73,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
-	hub := notify.NewHub()
+	hub, limiter, closeShared, err := sharedState(ctx, cfg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeShared()
 	kb := agent.NewKB(st.Knowledge)
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;
@@ -88,13 +91,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 	})
-	var limiter ratelimit.Limiter
-	var memLimiter *ratelimit.Memory
-	if cfg.RateLimit > 0 {
-		memLimiter = ratelimit.NewMemory(cfg.RateLimit, time.Minute)
-		limiter = memLimiter
-	}
-	m.Gauges(reg, chatSvc.Waiting, memLimiter)
+	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,

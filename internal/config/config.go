@@ -24,6 +24,7 @@ type Config struct {
 	BaseURL        string // public URL for embed snippets; "" uses the request's host
 	Demo           bool   // create the demo account on an empty database
 	Signup         bool   // anyone may create an account in the dashboard
+	RedisURL       string // shares the rate limit and live updates between instances
 	LogFormat      string // "text" or "json"
 	LogLevel       string // "debug", "info", "warn", "error"
 	AITimeout      time.Duration
@@ -59,6 +60,7 @@ var settings = []setting{
 	{"trusted-proxies", "PARLEY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
 	{"base-url", "PARLEY_BASE_URL", "", "public base URL used in embed snippets (default: the request's host)"},
 	{"demo", "PARLEY_DEMO", "true", "create a demo account, agent and page on an empty database"},
+	{"redis-url", "PARLEY_REDIS_URL", "", "Redis URL (redis://host:6379/0) to share the rate limit and live updates between instances"},
 	{"signup", "PARLEY_SIGNUP", "true", "let anyone create an account on the dashboard's sign-up page"},
 	{"log-format", "PARLEY_LOG_FORMAT", "text", "log format: text or json"},
 	{"log-level", "PARLEY_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
@@ -91,7 +93,7 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	get := func(name string) string { return strings.TrimSpace(*vals[name]) }
 
 	c := Config{
-		Addr: get("addr"), DB: get("db"), BaseURL: strings.TrimRight(get("base-url"), "/"),
+		Addr: get("addr"), DB: get("db"), BaseURL: strings.TrimRight(get("base-url"), "/"), RedisURL: get("redis-url"),
 		LogFormat: get("log-format"), LogLevel: get("log-level"),
 		LLM: LLM{BaseURL: get("llm-base-url"), APIKey: get("llm-api-key"), Model: get("llm-model")},
 	}

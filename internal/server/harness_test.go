@@ -89,12 +89,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
-	var mem *ratelimit.Memory
 	if o.rateLimit > 0 {
-		mem = ratelimit.NewMemory(o.rateLimit, time.Minute)
-		limiter = mem
+		limiter = ratelimit.NewMemory(o.rateLimit, time.Minute)
 	}
-	m.Gauges(e.reg, e.chat.Waiting, mem)
+	m.Gauges(e.reg, e.chat.Waiting, limiter)
 	trusted, err := clientip.ParsePrefixes(o.trusted)
 	if err != nil {
 		t.Fatal(err)

@@ -38,18 +38,21 @@ func NewMetrics(reg *metrics.Registry) *Metrics {
 	}
 }
 
-// Gauges registers series read at scrape time: waiting long polls and,
-// when the in-memory limiter is used, its table size and overflows.
-func (m *Metrics) Gauges(reg *metrics.Registry, waitingPolls func() int, limiter *ratelimit.Memory) {
+// Gauges registers series read at scrape time: waiting long polls and the
+// rate limiter's health (its table in memory, or Redis failures).
+func (m *Metrics) Gauges(reg *metrics.Registry, waitingPolls func() int, limiter ratelimit.Limiter) {
 	reg.GaugeFunc("parley_longpolls_waiting", "Long polls waiting for an operator message or a mode change.",
 		func() float64 { return float64(waitingPolls()) })
-	if limiter == nil {
-		return
+	switch l := limiter.(type) {
+	case *ratelimit.Memory:
+		reg.GaugeFunc("parley_ratelimit_tracked_addresses", "Client addresses the rate limiter tracks in the current window.",
+			func() float64 { return float64(l.Tracked()) })
+		reg.GaugeFunc("parley_ratelimit_overflowed_requests", "Requests let through uncounted because the limiter's table was full.",
+			func() float64 { return float64(l.Overflows()) })
+	case *ratelimit.Redis:
+		reg.GaugeFunc("parley_ratelimit_redis_failures", "Requests let through uncounted because Redis did not answer (fail open).",
+			func() float64 { return float64(l.Failures()) })
 	}
-	reg.GaugeFunc("parley_ratelimit_tracked_addresses", "Client addresses the rate limiter tracks in the current window.",
-		func() float64 { return float64(limiter.Tracked()) })
-	reg.GaugeFunc("parley_ratelimit_overflowed_requests", "Requests let through uncounted because the limiter's table was full.",
-		func() float64 { return float64(limiter.Overflows()) })
 }
 
 func (m *Metrics) request(route string, status int, d time.Duration) {

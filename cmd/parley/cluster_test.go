@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Three instances of the real binary on loopback ports, on one PostgreSQL
+// and one Redis, with requests spread over them: the rate limit, the quota
+// and live updates behave as on one instance, and a killed instance loses
+// no acknowledged message.
+
+type proc struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func redisURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("PARLEY_TEST_REDIS_URL")
+	if u == "" {
+		u = "redis://127.0.0.1:6379/0"
+	}
+	host := strings.TrimPrefix(strings.Split(u, "/")[2], "")
+	c, err := net.DialTimeout("tcp", host, time.Second)
+	if err != nil {
+		msg := "the cluster test needs Redis (PARLEY_TEST_REDIS_URL, default " + u + ")"
+		if os.Getenv("PARLEY_TEST_REDIS") == "required" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	c.Close()
+	// A database of its own, so parallel runs do not share counters.
+	return fmt.Sprintf("redis://%s/%d", host, 1+rand.IntN(15))
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "parley")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func startProc(t *testing.T, bin string, env []string) *proc {
+	t.Helper()
+	addr := freePort(t)
+	cmd := exec.Command(bin, "serve", "--addr", addr)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p := &proc{cmd: cmd, base: "http://" + addr}
+	for range 100 {
+		if res, err := http.Get(p.base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return p
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("instance on %s did not become healthy", addr)
+	return nil
+}
+
+// from returns a client whose connections come from a loopback address of
+// its own (127.0.2.n), as a distinct visitor's would.
+func from(n int) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(n))}}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+func call(t *testing.T, c *http.Client, method, url, token string, body any) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m
+}
+
+func TestThreeInstances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	db := postgresURL(t)
+	rdb := redisURL(t)
+	bin := buildBinary(t)
+
+	// An account with an allowance of 20, made with the CLI.
+	out, err := exec.Command(bin, "account", "create", "--db", db, "--email", "cluster@example.com",
+		"--password", "password1", "--monthly-conversations", "20").Output()
+	if err != nil {
+		t.Fatalf("account create: %v", err)
+	}
+	var acc struct {
+		APIToken string `json:"api_token"`
+	}
+	json.Unmarshal(out, &acc)
+
+	env := []string{"PARLEY_DB=" + db, "PARLEY_REDIS_URL=" + rdb, "PARLEY_DEMO=false", "PARLEY_LOG_LEVEL=warn"}
+	var nodes []*proc
+	for range 3 {
+		nodes = append(nodes, startProc(t, bin, env))
+	}
+	a, c := nodes[0], nodes[2]
+	_, agent := call(t, http.DefaultClient, "POST", a.base+"/api/v1/agents", acc.APIToken, map[string]any{
+		"chatbot_name": "Cluster", "knowledge": []map[string]any{{"question": "What are your opening hours?", "answer": "9 to 17."}}})
+	key, _ := agent["widget_key"].(string)
+	if key == "" {
+		t.Fatalf("agent: %v", agent)
+	}
+
+	t.Run("60 parallel inits against an allowance of 20 admit exactly 20", func(t *testing.T) {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		counts := map[int]int{}
+		for i := range 60 {
+			wg.Go(func() {
+				status, _ := call(t, from(10+i), "POST", nodes[i%3].base+"/api/widget/init", "", map[string]any{"key": key})
+				mu.Lock()
+				counts[status]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if counts[200] != 20 || counts[429] != 40 {
+			t.Fatalf("statuses %v, want 20×200 and 40×429", counts)
+		}
+	})
+
+	// More allowance for the rest.
+	if out, err := exec.Command(bin, "account", "limits", "--db", db, "--email", "cluster@example.com", "--monthly-conversations", "100000").CombinedOutput(); err != nil {
+		t.Fatalf("account limits: %v %s", err, out)
+	}
+
+	t.Run("the 31st request of one IP is refused whichever instance it reaches", func(t *testing.T) {
+		// The window is aligned to whole minutes: start well inside one.
+		if s := time.Now().Second(); s > 45 {
+			time.Sleep(time.Duration(61-s) * time.Second)
+		}
+		one := from(200)
+		for i := range 30 {
+			if status, _ := call(t, one, "POST", nodes[i%3].base+"/api/widget/init", "", map[string]any{"key": key}); status != 200 {
+				t.Fatalf("request %d: %d", i+1, status)
+			}
+		}
+		for _, n := range nodes {
+			status, body := call(t, one, "POST", n.base+"/api/widget/init", "", map[string]any{"key": key})
+			if status != 429 || body["limit_reached"] != nil {
+				t.Fatalf("31st+ request on %s: %d %v", n.base, status, body)
+			}
+		}
+	})
+
+	t.Run("an operator reply through A reaches a visitor long-polling C", func(t *testing.T) {
+		v := from(50)
+		_, init := call(t, v, "POST", a.base+"/api/widget/init", "", map[string]any{"key": key})
+		conv := init["conversation_id"].(string)
+		done := make(chan map[string]any)
+		go func() {
+			_, body := call(t, v, "GET", c.base+"/api/widget/poll?wait=20&key="+key+"&conversation_id="+conv, "", nil)
+			done <- body
+		}()
+		time.Sleep(500 * time.Millisecond) // let the poll park; only ordering depends on it
+		sent := time.Now()
+		if status, _ := call(t, http.DefaultClient, "POST", a.base+"/api/v1/conversations/"+conv+"/messages", acc.APIToken, map[string]any{"text": "Hello from A"}); status != 201 {
+			t.Fatalf("operator reply: %d", status)
+		}
+		body := <-done
+		latency := time.Since(sent)
+		msgs, _ := body["messages"].([]any)
+		if len(msgs) != 1 || msgs[0].(map[string]any)["text"] != "Hello from A" {
+			t.Fatalf("the long poll on C returned %v", body)
+		}
+		// Woken, not timed out: a 20 s poll answered with the message.
+		if latency > 10*time.Second {
+			t.Fatalf("the poll on C answered only after %v: it was not woken", latency)
+		}
+		t.Logf("operator reply on A reached the long poll on C after %v", latency)
+	})
+
+	t.Run("killing an instance loses no acknowledged message", func(t *testing.T) {
+		b := nodes[1]
+		v := from(60)
+		_, init := call(t, v, "POST", a.base+"/api/widget/init", "", map[string]any{"key": key})
+		conv := init["conversation_id"].(string)
+		var acked []string
+		stop := make(chan struct{})
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			b.cmd.Process.Signal(syscall.SIGKILL)
+			close(stop)
+		}()
+		for i := 0; ; i++ {
+			text := fmt.Sprintf("message %d", i)
+			// A new source address every 25 messages keeps the rate limit
+			// out of the way: the kill must land among acknowledged writes.
+			status, _ := call(t, from(100+i/25), "POST", b.base+"/api/widget/chat", "", map[string]any{"key": key, "conversation_id": conv, "text": text})
+			if status == 200 {
+				acked = append(acked, text)
+				continue
+			}
+			select {
+			case <-stop:
+			default:
+				continue
+			}
+			break
+		}
+		if len(acked) == 0 {
+			t.Fatal("no message was acknowledged before the kill")
+		}
+		_, detail := call(t, http.DefaultClient, "GET", a.base+"/api/v1/conversations/"+conv, acc.APIToken, nil)
+		stored := map[string]bool{}
+		for _, m := range detail["messages"].([]any) {
+			stored[m.(map[string]any)["text"].(string)] = true
+		}
+		for _, text := range acked {
+			if !stored[text] {
+				t.Fatalf("acknowledged %q is lost", text)
+			}
+		}
+		t.Logf("%d messages acknowledged by B before SIGKILL, all stored", len(acked))
+	})
+}
