@@ -31,7 +31,7 @@ import (
 // env is a whole Parley stack on a fresh SQLite database, driven through
 // its http.Handler, with one account, one agent and its widget key.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	store   store.Store
 	handler http.Handler
 	chat    *chat.Service
@@ -58,7 +58,10 @@ var testKnowledge = []domain.KnowledgeEntry{
 	{Question: "How much does shipping cost?", Answer: "Shipping is free."},
 }
 
-func newEnv(t *testing.T, o envOptions) *env {
+func newEnv(t *testing.T, o envOptions) *env { return newEnvTB(t, o) }
+
+// newEnvTB is newEnv for benchmarks too.
+func newEnvTB(t testing.TB, o envOptions) *env {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"parley/internal/store"
 )
@@ -28,6 +29,11 @@ const readers = 4
 type Store struct {
 	w *sql.DB // exactly one connection: every write goes here
 	r *sql.DB // read-only pool for plain reads
+
+	writes        chan writeReq // to the committer
+	committerDone chan struct{}
+	closing       sync.RWMutex // guards closed against sends on writes
+	closed        bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -80,7 +86,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	return &Store{w: w, r: r}, nil
+	s := &Store{w: w, r: r, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{})}
+	go s.committer()
+	return s, nil
 }
 
 // dsn builds a modernc.org/sqlite data source name. The driver runs each
@@ -113,7 +121,14 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.r.PingContext(ctx)
 }
 
-// Close closes both handles.
+// Close finishes the queued writes and closes both handles.
 func (s *Store) Close() error {
+	s.closing.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.writes)
+	}
+	s.closing.Unlock()
+	<-s.committerDone
 	return errors.Join(s.r.Close(), s.w.Close())
 }

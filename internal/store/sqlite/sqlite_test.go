@@ -2,11 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -338,4 +340,51 @@ func embeddedVersions(ms []migration) []int {
 		v = append(v, m.version)
 	}
 	return v
+}
+
+// Writes that share a group commit stay independent: one failing (or
+// panicking) write leaves the others committed, and each caller learns its
+// own outcome.
+func TestGroupCommitIsolatesWrites(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	if _, err := s.w.Exec(`CREATE TABLE gc (v INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 300)
+	for i := range 300 {
+		wg.Go(func() {
+			errs[i] = s.write(ctx, func(tx *sql.Tx) error {
+				if _, err := tx.Exec(`INSERT INTO gc (v) VALUES (?)`, i); err != nil {
+					return err
+				}
+				switch i % 10 {
+				case 3:
+					return errors.New("refused")
+				case 7:
+					panic("boom")
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (i%10 == 3 || i%10 == 7) != (err != nil) {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	var n int
+	s.r.QueryRow(`SELECT count(*) FROM gc WHERE v % 10 IN (3, 7)`).Scan(&n)
+	var all int
+	s.r.QueryRow(`SELECT count(*) FROM gc`).Scan(&all)
+	if n != 0 || all != 240 {
+		t.Fatalf("%d rows of failed writes kept, %d rows in all; want 0 and 240", n, all)
+	}
+	// After Close, writes are refused rather than lost silently.
+	s.Close()
+	if err := s.write(ctx, func(*sql.Tx) error { return nil }); err == nil {
+		t.Fatal("a write after Close succeeded")
+	}
 }

@@ -12,19 +12,28 @@ import (
 	"parley/internal/domain"
 )
 
-// write runs fn in a transaction on the writer and commits when fn returns
-// nil. Inside fn use only tx: the writer has one connection, so touching
-// s.w directly there would wait for itself forever.
+// write runs fn in a write transaction, atomically: when it returns nil,
+// fn's changes are committed and on disk; when fn fails, none of them are.
+// Writes that arrive together share one commit (see commit.go). Inside fn
+// use only tx: the writer has one connection, so touching s.w directly
+// there would wait for itself forever.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
+	req := writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	s.closing.RLock()
+	if s.closed {
+		s.closing.RUnlock()
+		return errClosed
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
+	select {
+	case s.writes <- req:
+	case <-ctx.Done():
+		s.closing.RUnlock()
+		return ctx.Err()
 	}
-	return tx.Commit()
+	s.closing.RUnlock()
+	// Once queued, wait for the outcome even if ctx ends: the write may
+	// already be committed, and the caller must not think otherwise.
+	return <-req.done
 }
 
 // scanner is what *sql.Row and *sql.Rows have in common.

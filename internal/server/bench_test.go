@@ -1,0 +1,50 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+)
+
+// BenchmarkChatHandler is one visitor message end to end through the whole
+// handler (decode, key and conversation lookups, store the message, the
+// knowledge-base answer, store the reply, encode) on SQLite, in parallel so
+// that writes share group commits as they do under load. Numbers in
+// docs/benchmarks.md; timings are never asserted.
+func BenchmarkChatHandler(b *testing.B) {
+	e := newEnvTB(b, envOptions{})
+	conv, _ := e.start()
+	body, _ := json.Marshal(map[string]any{"key": e.key, "conversation_id": conv, "text": "What are your opening hours?"})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("POST", "/api/widget/chat", bytes.NewReader(body))
+			req.RemoteAddr = "192.0.2.1:5555"
+			rec := httptest.NewRecorder()
+			e.handler.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatalf("chat: %d %s", rec.Code, rec.Body)
+			}
+		}
+	})
+}
+
+// BenchmarkPollHandler is a short poll end to end (reads only).
+func BenchmarkPollHandler(b *testing.B) {
+	e := newEnvTB(b, envOptions{})
+	conv, _ := e.start()
+	path := "/api/widget/poll?key=" + e.key + "&conversation_id=" + conv
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", path, nil)
+			req.RemoteAddr = "192.0.2.1:5555"
+			rec := httptest.NewRecorder()
+			e.handler.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatalf("poll: %d", rec.Code)
+			}
+		}
+	})
+}

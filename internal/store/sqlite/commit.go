@@ -1,0 +1,101 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Group commit. With synchronous=FULL every commit waits for the disk, and
+// one connection commits one transaction at a time, so writes one by one
+// are bounded by fsyncs per second. The committer runs the writes that
+// arrive together in one transaction — each inside its own savepoint, so a
+// failing write is rolled back alone — and commits once: many writes per
+// fsync, and still nothing is acknowledged before it is on disk.
+
+// maxBatch bounds one group; more waiting writes go into the next.
+const maxBatch = 256
+
+type writeReq struct {
+	ctx  context.Context
+	fn   func(tx *sql.Tx) error
+	done chan error
+}
+
+// errClosed is returned by writes after Close.
+var errClosed = errors.New("sqlite: store is closed")
+
+// committer is the one goroutine that owns write transactions.
+func (s *Store) committer() {
+	defer close(s.committerDone)
+	for first := range s.writes {
+		batch := []writeReq{first}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case req, ok := <-s.writes:
+				if !ok {
+					break more
+				}
+				batch = append(batch, req)
+			default:
+				break more
+			}
+		}
+		s.commitBatch(batch)
+	}
+}
+
+func (s *Store) commitBatch(batch []writeReq) {
+	results := make([]error, len(batch))
+	tx, err := s.w.BeginTx(context.Background(), nil)
+	if err != nil {
+		for _, req := range batch {
+			req.done <- err
+		}
+		return
+	}
+	for i, req := range batch {
+		if err := req.ctx.Err(); err != nil {
+			results[i] = err // the caller gave up before its turn: do nothing
+			continue
+		}
+		results[i] = inSavepoint(tx, req)
+	}
+	if err := tx.Commit(); err != nil {
+		// Nothing of the batch is on disk: every write failed.
+		for i := range results {
+			if results[i] == nil {
+				results[i] = err
+			}
+		}
+	}
+	for i, req := range batch {
+		req.done <- results[i]
+	}
+}
+
+// inSavepoint runs one write so that its failure (or panic) undoes only
+// its own changes and never stops the committer.
+func inSavepoint(tx *sql.Tx, req writeReq) (err error) {
+	if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
+		return err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("sqlite: write panicked: %v", v)
+			tx.Exec(`ROLLBACK TO w`)
+			tx.Exec(`RELEASE w`)
+		}
+	}()
+	if err := req.fn(tx); err != nil {
+		if _, rbErr := tx.Exec(`ROLLBACK TO w`); rbErr != nil {
+			return errors.Join(err, rbErr)
+		}
+		tx.Exec(`RELEASE w`)
+		return err
+	}
+	_, err = tx.Exec(`RELEASE w`)
+	return err
+}
