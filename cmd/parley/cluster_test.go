@@ -266,3 +266,43 @@ func TestThreeInstances(t *testing.T) {
 		t.Logf("%d messages acknowledged by B before SIGKILL, all stored", len(acked))
 	})
 }
+
+// Without Redis, instances on one PostgreSQL wake each other's long polls
+// through LISTEN/NOTIFY.
+func TestLiveUpdatesAcrossInstancesWithoutRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	db := postgresURL(t)
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "account", "create", "--db", db, "--email", "pg@example.com", "--password", "password1").Output()
+	if err != nil {
+		t.Fatalf("account create: %v", err)
+	}
+	var acc struct {
+		APIToken string `json:"api_token"`
+	}
+	json.Unmarshal(out, &acc)
+	env := []string{"PARLEY_DB=" + db, "PARLEY_DEMO=false", "PARLEY_LOG_LEVEL=warn"}
+	a, b := startProc(t, bin, env), startProc(t, bin, env)
+	_, agent := call(t, http.DefaultClient, "POST", a.base+"/api/v1/agents", acc.APIToken, map[string]any{"chatbot_name": "PG"})
+	key := agent["widget_key"].(string)
+	_, init := call(t, http.DefaultClient, "POST", a.base+"/api/widget/init", "", map[string]any{"key": key})
+	conv := init["conversation_id"].(string)
+	done := make(chan map[string]any)
+	go func() {
+		_, body := call(t, http.DefaultClient, "GET", b.base+"/api/widget/poll?wait=20&key="+key+"&conversation_id="+conv, "", nil)
+		done <- body
+	}()
+	time.Sleep(500 * time.Millisecond) // let the poll park; only ordering depends on it
+	sent := time.Now()
+	if status, _ := call(t, http.DefaultClient, "POST", a.base+"/api/v1/conversations/"+conv+"/messages", acc.APIToken, map[string]any{"text": "Hello via NOTIFY"}); status != 201 {
+		t.Fatalf("operator reply: %d", status)
+	}
+	body := <-done
+	msgs, _ := body["messages"].([]any)
+	if len(msgs) != 1 || time.Since(sent) > 10*time.Second {
+		t.Fatalf("the long poll on B returned %v after %v: not woken", body, time.Since(sent))
+	}
+	t.Logf("operator reply on A reached the long poll on B after %v (PostgreSQL NOTIFY)", time.Since(sent))
+}

@@ -73,7 +73,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
-	hub, limiter, closeShared, err := sharedState(ctx, cfg, log)
+	hub, limiter, closeShared, err := sharedState(ctx, cfg, st, log)
 	if err != nil {
 		ln.Close()
 		return err

@@ -11,17 +11,27 @@ import (
 	"parley/internal/config"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
+	"parley/internal/store"
+	"parley/internal/store/postgres"
 )
 
 // sharedState builds what several instances must share: the per-IP rate
 // limit and the notifier that wakes long polls and live views. With
-// PARLEY_REDIS_URL both live in Redis; without it each instance has its
-// own (docs/deploy.md). close releases the Redis connections.
-func sharedState(ctx context.Context, cfg config.Config, log *slog.Logger) (notify.Notifier, ratelimit.Limiter, func(), error) {
+// PARLEY_REDIS_URL both live in Redis. Without it the rate limit is each
+// instance's own (docs/deploy.md), and on PostgreSQL the instances tell
+// each other of changes with LISTEN/NOTIFY. close releases the connections.
+func sharedState(ctx context.Context, cfg config.Config, st store.Store, log *slog.Logger) (notify.Notifier, ratelimit.Limiter, func(), error) {
 	if cfg.RedisURL == "" {
 		var limiter ratelimit.Limiter
 		if cfg.RateLimit > 0 {
 			limiter = ratelimit.NewMemory(cfg.RateLimit, time.Minute)
+		}
+		if pg, ok := st.(*postgres.Store); ok {
+			n, err := notify.NewPostgresNotifier(ctx, pg.Pool(), cfg.DB, log)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("listening for notifications: %w", err)
+			}
+			return n, limiter, func() { n.Close() }, nil
 		}
 		return notify.NewHub(), limiter, func() {}, nil
 	}

@@ -70,3 +70,15 @@ func (h *Hub) Len() int {
 	defer h.mu.Unlock()
 	return len(h.waits)
 }
+
+// WakeAll wakes every waiter of every topic: after a time in which signals
+// from other instances may have been missed, everyone re-reads the store.
+func (h *Hub) WakeAll() {
+	h.mu.Lock()
+	all := h.waits
+	h.waits = make(map[string]*waiters)
+	h.mu.Unlock()
+	for _, w := range all {
+		close(w.ch)
+	}
+}

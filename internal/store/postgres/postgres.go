@@ -77,3 +77,7 @@ func (s *Store) Close() error {
 	s.pool.Close()
 	return nil
 }
+
+// Pool is the store's connection pool, for the LISTEN/NOTIFY notifier
+// (notify.PostgresNotifier) that shares the database.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }

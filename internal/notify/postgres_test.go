@@ -1,0 +1,87 @@
+package notify
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func postgresPool(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	url := os.Getenv("PARLEY_TEST_POSTGRES_URL")
+	if url == "" {
+		msg := "PostgreSQL tests need PARLEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+		if os.Getenv("PARLEY_TEST_POSTGRES") == "required" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, url
+}
+
+func TestPostgresNotifierAcrossInstances(t *testing.T) {
+	pool, url := postgresPool(t)
+	ctx := context.Background()
+	a, err := NewPostgresNotifier(ctx, pool, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := NewPostgresNotifier(ctx, pool, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+
+	topic := "cv_" + a.id // unique per run: other test runs share the channel
+	woken, cancel := b.Subscribe(topic)
+	defer cancel()
+	other, cancelOther := b.Subscribe(topic + "-other")
+	defer cancelOther()
+	local, cancelLocal := a.Subscribe(topic)
+	defer cancelLocal()
+
+	a.Publish(topic)
+	select {
+	case <-local: // at once, without the database
+	default:
+		t.Fatal("the local waiter was not woken at once")
+	}
+	select {
+	case <-woken:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the other instance was not woken")
+	}
+	select {
+	case <-other:
+		t.Fatal("a waiter on another topic was woken")
+	default:
+	}
+}
+
+func TestHubWakeAll(t *testing.T) {
+	h := NewHub()
+	a, ca := h.Subscribe("a")
+	b, cb := h.Subscribe("b")
+	defer ca()
+	defer cb()
+	h.WakeAll()
+	for _, ch := range []<-chan struct{}{a, b} {
+		select {
+		case <-ch:
+		default:
+			t.Fatal("a waiter was not woken")
+		}
+	}
+	if h.Len() != 0 {
+		t.Fatal("WakeAll left entries")
+	}
+}
