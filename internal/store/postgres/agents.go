@@ -1,10 +1,8 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -28,24 +26,8 @@ func scanAgent(row pgx.Row) (domain.Agent, error) {
 	return a, nil
 }
 
-// errConfigNotObject: the contract says Config is a JSON object.
-var errConfigNotObject = errors.New("agent config must be a JSON object")
-
-// compactConfig validates an agent config and returns its compact form, so
-// what is read back does not depend on the caller's formatting. Empty is {}.
-func compactConfig(raw json.RawMessage) (string, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return "{}", nil
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return "", fmt.Errorf("agent config: %w", err)
-	}
-	if b.Bytes()[0] != '{' {
-		return "", errConfigNotObject
-	}
-	return b.String(), nil
-}
+// compactConfig is the shared validation of agent configs.
+func compactConfig(raw json.RawMessage) (string, error) { return store.CompactConfig(raw) }
 
 func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent, error) {
 	config, err := compactConfig(n.Config)
