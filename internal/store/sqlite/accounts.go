@@ -66,11 +66,11 @@ func (s *Store) CreateAccount(ctx context.Context, n store.NewAccount) (domain.A
 }
 
 func (s *Store) AccountByID(ctx context.Context, id string) (domain.Account, error) {
-	return scanAccount(s.r.QueryRowContext(ctx, `SELECT `+accountCols+` FROM accounts WHERE id = ?`, id))
+	return scanAccount(s.queryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE id = ?`, id))
 }
 
 func (s *Store) AccountByEmail(ctx context.Context, email string) (domain.Account, error) {
-	return scanAccount(s.r.QueryRowContext(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = ?`, normEmail(email)))
+	return scanAccount(s.queryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = ?`, normEmail(email)))
 }
 
 func (s *Store) SetLimits(ctx context.Context, accountID string, l domain.Limits) error {
@@ -91,7 +91,7 @@ func (s *Store) SetLimits(ctx context.Context, accountID string, l domain.Limits
 
 func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n)
+	err := s.queryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&n)
 	return n, err
 }
 
@@ -107,7 +107,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, accountID, name string, toke
 }
 
 func (s *Store) AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain.Account, error) {
-	return scanAccount(s.r.QueryRowContext(ctx, `
+	return scanAccount(s.queryRow(ctx, `
 		SELECT `+accountCols+` FROM accounts
 		WHERE id = (SELECT account_id FROM api_tokens WHERE token_hash = ?)`, tokenHash))
 }
@@ -115,7 +115,7 @@ func (s *Store) AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain
 // APITokens lists the account's tokens without their hashes: a hash is only
 // ever compared, never shown.
 func (s *Store) APITokens(ctx context.Context, accountID string) ([]domain.APIToken, error) {
-	rows, err := s.r.QueryContext(ctx, `
+	rows, err := s.query(ctx, `
 		SELECT id, account_id, name, created_at FROM api_tokens
 		WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
 	if err != nil {

@@ -68,7 +68,7 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 }
 
 func (s *Store) Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error) {
-	a, err := scanAgent(s.r.QueryRowContext(ctx,
+	a, err := scanAgent(s.queryRow(ctx,
 		`SELECT `+agentCols+` FROM agents WHERE id = ? AND account_id = ?`, agentID, accountID))
 	return a, notFound(err, domain.ErrNotFound)
 }
@@ -76,7 +76,7 @@ func (s *Store) Agent(ctx context.Context, accountID, agentID string) (domain.Ag
 func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, error) {
 	// rowid follows insertion, so it orders agents created in the same
 	// millisecond.
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.query(ctx,
 		`SELECT `+agentCols+` FROM agents WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func knowledgeArgs(agentID string, position int, e domain.KnowledgeEntry) []any 
 }
 
 func (s *Store) Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) {
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.query(ctx,
 		`SELECT id, kind, question, answer, title, text, lang FROM knowledge WHERE agent_id = ? ORDER BY position`, agentID)
 	if err != nil {
 		return nil, err

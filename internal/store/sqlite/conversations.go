@@ -100,7 +100,7 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 }
 
 func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversation, error) {
-	c, err := scanConversation(s.r.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, id))
+	c, err := scanConversation(s.queryRow(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, id))
 	return c, notFound(err, domain.ErrNotFound)
 }
 
@@ -154,7 +154,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	// One row more than asked tells whether another page follows.
 	args = append(args, limit+1)
 
-	rows, err := s.r.QueryContext(ctx, `SELECT `+convCols+` FROM conversations
+	rows, err := s.query(ctx, `SELECT `+convCols+` FROM conversations
 		WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY created_at DESC, id DESC
 		LIMIT ?`, args...)

@@ -55,7 +55,7 @@ func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.W
 	if err := ownsAgent(ctx, s.r, accountID, agentID); err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.query(ctx,
 		`SELECT `+keyCols+` FROM widget_keys WHERE agent_id = ? ORDER BY created_at, rowid`, agentID)
 	if err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active 
 }
 
 func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error) {
-	a, err := scanAgent(s.r.QueryRowContext(ctx, `
+	a, err := scanAgent(s.queryRow(ctx, `
 		SELECT `+agentCols+` FROM agents
 		WHERE id = (SELECT agent_id FROM widget_keys WHERE key = ? AND active = 1)`, key))
 	return a, notFound(err, domain.ErrKeyInvalid)

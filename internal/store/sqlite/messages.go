@@ -90,7 +90,7 @@ func (s *Store) MessagesAfter(ctx context.Context, conversationID string, role d
 }
 
 func (s *Store) messages(ctx context.Context, query string, args ...any) ([]domain.Message, error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

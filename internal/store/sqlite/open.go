@@ -27,8 +27,9 @@ const readers = 4
 
 // Store is a store.Store backed by one SQLite file.
 type Store struct {
-	w *sql.DB // exactly one connection: every write goes here
-	r *sql.DB // read-only pool for plain reads
+	w     *sql.DB   // exactly one connection: every write goes here
+	r     *sql.DB   // read-only pool for plain reads
+	reads stmtCache // prepared statements on r
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
@@ -130,5 +131,6 @@ func (s *Store) Close() error {
 	}
 	s.closing.Unlock()
 	<-s.committerDone
+	s.reads.close()
 	return errors.Join(s.r.Close(), s.w.Close())
 }

@@ -11,7 +11,7 @@ import (
 // Usage reads one period's counters; a period without a row is zero usage.
 func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usage, error) {
 	u := domain.Usage{Period: period}
-	rows, err := s.r.QueryContext(ctx, `
+	rows, err := s.query(ctx, `
 		SELECT conversations, overage_conversations, overage_cents
 		FROM usage WHERE account_id = ? AND period = ?`, accountID, period)
 	if err != nil {
@@ -45,7 +45,7 @@ func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from,
 
 	// Offsets from first are never negative (created_at >= from >= first),
 	// so integer division floors and yields the index into days.
-	rows, err := s.r.QueryContext(ctx, `
+	rows, err := s.query(ctx, `
 		SELECT (created_at - ?) / ?, count(*) FROM conversations
 		WHERE account_id = ? AND created_at >= ? AND created_at < ?
 		GROUP BY 1`,

@@ -69,16 +69,16 @@ func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, e
 }
 
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
-	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, normEmail(email)))
+	return scanUser(s.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, normEmail(email)))
 }
 
 func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User, error) {
-	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ? AND account_id = ?`,
+	return scanUser(s.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE id = ? AND account_id = ?`,
 		userID, accountID))
 }
 
 func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`,
+	rows, err := s.query(ctx, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`,
 		accountID)
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (s *Store) CreateSession(ctx context.Context, userID string, tokenHash []by
 // SessionUser treats an expired session like a missing one; the row stays
 // until the next CreateSession removes it.
 func (s *Store) SessionUser(ctx context.Context, tokenHash []byte, now time.Time) (domain.User, error) {
-	u, err := scanUser(s.r.QueryRowContext(ctx, `
+	u, err := scanUser(s.queryRow(ctx, `
 		SELECT `+userCols+` FROM users
 		WHERE id = (SELECT user_id FROM sessions WHERE token_hash = ? AND expires_at > ?)`,
 		tokenHash, millis(now)))
