@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
+	"parley/internal/store"
 	"slices"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -32,38 +31,15 @@ type migration struct {
 	sql     string
 }
 
-// migrationName is "0001_what_it_does.sql"; the number is the version.
-var migrationName = regexp.MustCompile(`^([0-9]{4})_[a-z0-9_]+\.sql$`)
-
-// loadMigrations reads the migration files of fsys in version order. A file
-// with a bad name or a repeated version is an error rather than skipped, so a
-// typo cannot silently leave a migration out.
+// loadMigrations reads the migration files of fsys (store.LoadMigrations).
 func loadMigrations(fsys fs.FS) ([]migration, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+	files, err := store.LoadMigrations(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: read migrations: %w", err)
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	var ms []migration
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		m := migrationName.FindStringSubmatch(e.Name())
-		if m == nil {
-			return nil, fmt.Errorf("postgres: migration %q: name must look like 0001_name.sql", e.Name())
-		}
-		v, _ := strconv.Atoi(m[1])
-		body, err := fs.ReadFile(fsys, e.Name())
-		if err != nil {
-			return nil, fmt.Errorf("postgres: read migration %s: %w", e.Name(), err)
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("postgres: migrations %s and %s share a version", ms[i-1].name, ms[i].name)
-		}
+	ms := make([]migration, 0, len(files))
+	for _, f := range files {
+		ms = append(ms, migration{version: f.Version, name: f.Name, sql: f.SQL})
 	}
 	return ms, nil
 }
