@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -571,16 +572,21 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/agents/"+ag.ID+"?flash=agent.saved#settings", http.StatusSeeOther)
 }
 
+// agentKeys loads the request's agent and its widget keys.
+func (d *Dashboard) agentKeys(r *http.Request) (domain.Agent, []domain.WidgetKey, error) {
+	ag, err := d.agent(r)
+	if err != nil {
+		return domain.Agent{}, nil, err
+	}
+	keys, err := d.Store.Keys(r.Context(), ag.AccountID, ag.ID)
+	return ag, keys, err
+}
+
 // RotateKey creates a new widget key and deactivates the older active
 // ones: the usual reason to rotate is a key that should stop working. An
 // owner who needs both for a while activates the old one again.
 func (d *Dashboard) RotateKey(w http.ResponseWriter, r *http.Request) {
-	ag, err := d.agent(r)
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	old, err := d.Store.Keys(r.Context(), ag.AccountID, ag.ID)
+	ag, old, err := d.agentKeys(r)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -604,22 +610,13 @@ func (d *Dashboard) RotateKey(w http.ResponseWriter, r *http.Request) {
 // SetKeyActive activates or deactivates one of the agent's keys
 // (active=true|false).
 func (d *Dashboard) SetKeyActive(w http.ResponseWriter, r *http.Request) {
-	ag, err := d.agent(r)
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	keys, err := d.Store.Keys(r.Context(), ag.AccountID, ag.ID)
+	ag, keys, err := d.agentKeys(r)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	// The key must be this agent's: the store only checks the account.
-	found := false
-	for _, k := range keys {
-		found = found || k.Key == r.PathValue("key")
-	}
-	if !found {
+	if !slices.ContainsFunc(keys, func(k domain.WidgetKey) bool { return k.Key == r.PathValue("key") }) {
 		d.fail(w, r, domain.ErrNotFound)
 		return
 	}

@@ -191,3 +191,23 @@ type ConversationPage struct {
 	Conversations []domain.Conversation
 	Next          string // "" on the last page
 }
+
+// Page sizes of Conversations.
+const (
+	DefaultPage = 50
+	MaxPage     = 100
+)
+
+// PageSize is the filter's Limit as every store applies it: 0 means
+// DefaultPage, and it is clamped to 1..MaxPage.
+func (f ConversationFilter) PageSize() int {
+	switch {
+	case f.Limit == 0:
+		return DefaultPage
+	case f.Limit < 1:
+		return 1
+	case f.Limit > MaxPage:
+		return MaxPage
+	}
+	return f.Limit
+}

@@ -104,25 +104,11 @@ func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversatio
 	return c, notFound(err, domain.ErrNotFound)
 }
 
-// Page sizes of Conversations.
-const (
-	defaultPage = 50
-	maxPage     = 100
-)
-
 // Conversations pages newest first with a keyset on (created_at, id): a page
 // costs the same however deep it is, and conversations created while a
 // client pages do not shift or repeat the later pages.
 func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = defaultPage
-	case limit < 1:
-		limit = 1
-	case limit > maxPage:
-		limit = maxPage
-	}
+	limit := f.PageSize()
 
 	where := []string{"account_id = ?"}
 	args := []any{accountID}
