@@ -47,30 +47,36 @@ func NewKB(load KnowledgeLoader) *KB {
 	return &KB{load: load, indexes: make(map[string]*kbIndex), building: make(map[string]*kbBuild)}
 }
 
-// Thresholds on retrieval.Hit.Confidence, the share of the visitor's
+// When to answer. retrieval.Hit.Confidence is the share of the visitor's
 // (IDF-weighted) words an entry accounts for, raised when the visitor's
-// words cover most of the entry's own question (so context words in a long
-// message do not sink a question that is really asked). minConfidence was
-// chosen on
-// testdata/kb_quality.json (TestKnowledgeQuality). Off-topic questions that
-// share no word with the knowledge score 0, those sharing a generic one
-// 0.2-0.3 ("what is the price of the blue sofa?"), but "do you sell cars?"
-// scores 0.45 against "Do you sell gift cards?", as high as many real
-// paraphrases: no threshold separates them all. At 0.3 about 90% of the
-// labelled questions get the right answer in each language and 10 of 11
-// off-topic ones the don't-know reply; 0.25 lets through a quarter of the
-// off-topic ones, 0.45 turns all away but answers only about 84% right.
-// Related entries are offered only when nearly as good a match as an
-// answer; near misses of an unanswered question, at a lower bar, as "did
-// you mean".
+// words cover most of the entry's own question; HeadCoverage is how much of
+// that question (or heading) the visitor asks about. An entry answers when
+// its confidence reaches minConfidence, or when the visitor's words reach
+// into its question (minHeadCoverage) and the confidence is at least
+// minHeadedConfidence: a visitor who tells their story ("I bought a lamp two
+// weeks ago, never used it, … can I send it back?") brings many words no
+// entry has, which weigh as the rarest known word and sink the confidence
+// of an entry whose question is plainly asked. An off-topic question that
+// shares one word with the knowledge mostly meets it in an answer's text,
+// not its question, and stays below both bars.
+//
+// The values were chosen on testdata/kb_quality.json and held-out sets 1–3
+// (docs/agent.md): on the development set they keep at least 80% of the
+// off-topic questions turned away in each language. "do you sell cars?"
+// still scores 0.45 against "Do you sell gift cards?", as high as many real
+// paraphrases: no threshold separates them all. Related entries are offered
+// only when nearly as good a match as an answer; near misses of an
+// unanswered question, at a lower bar, as "did you mean".
 const (
-	minConfidence     = 0.3
-	relatedConfidence = 0.35
-	relatedScoreShare = 0.5 // of the best hit's score
-	nearMissMin       = 0.2
-	maxRelated        = 3
-	maxNearMisses     = 2
-	searchDepth       = 8 // hits looked at for the answer and suggestions
+	minConfidence       = 0.3
+	minHeadCoverage     = 0.2
+	minHeadedConfidence = 0.15
+	relatedConfidence   = 0.35
+	relatedScoreShare   = 0.5 // of the best hit's score
+	nearMissMin         = 0.2
+	maxRelated          = 3
+	maxNearMisses       = 2
+	searchDepth         = 8 // hits looked at for the answer and suggestions
 )
 
 func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
@@ -79,7 +85,7 @@ func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, err
 	}
 	hits := ix.Search(req.Text, req.Lang, searchDepth)
-	if len(hits) == 0 || hits[0].Confidence < minConfidence {
+	if len(hits) == 0 || !confident(hits[0]) {
 		t := phrasesFor(req.Lang)
 		options := append([]string{t.human}, suggestions(hits, -1, nearMissMin, 0, maxNearMisses)...)
 		return Reply{Text: t.dontKnow, Options: options, Unanswered: true}, nil
@@ -87,6 +93,12 @@ func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
 	best := hits[0]
 	related := suggestions(hits[1:], best.EntryIndex, relatedConfidence, best.Score*relatedScoreShare, maxRelated)
 	return Reply{Text: best.Passage, Options: related}, nil
+}
+
+// confident reports whether a hit is good enough to answer with (see
+// minConfidence).
+func confident(h retrieval.Hit) bool {
+	return h.Confidence >= minConfidence || (h.HeadCoverage >= minHeadCoverage && h.Confidence >= minHeadedConfidence)
 }
 
 // suggestions returns the questions of up to max Q&A hits (documents have

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -37,9 +38,16 @@ const (
 )
 
 // heldOutFloor is a regression floor per held-out set, not the goal: the
-// goal is 0.90 on unseen questions too, and the lexical engine does not
-// reach it (docs/agent.md). Raise them as the engine improves.
-var heldOutFloor = map[string]float64{"kb_heldout.json": 0.65, "kb_heldout2.json": 0.50}
+// goal is 0.90 on unseen questions too. Sets 1-3 have been looked at while
+// improving the analysis, so only the first measurement of a set tells how
+// the engine does on questions it has never met (docs/agent.md keeps those).
+// Raise the floors as the engine improves; never lower them to pass.
+var heldOutFloor = map[string]float64{
+	"kb_heldout.json":  0.90,
+	"kb_heldout2.json": 0.90,
+	"kb_heldout3.json": 0.90,
+	"kb_heldout4.json": 0.60,
+}
 
 func loadQuality(t *testing.T) (qualityData, []domain.KnowledgeEntry) {
 	t.Helper()
@@ -233,15 +241,15 @@ func TestKnowledgeQuality(t *testing.T) {
 	}
 }
 
-// TestKnowledgeQualityHeldOut runs the held-out sets: kb_heldout.json and
-// kb_heldout2.json were written by people who saw neither the engine nor
-// the development questions. Set 1 was looked at once the engine existed
-// (and guided a round of general improvements); set 2 was measured only
-// after that round and never used to change anything. docs/agent.md
-// reports both beside the development set's numbers.
+// TestKnowledgeQualityHeldOut runs the held-out sets, each written by a
+// helper that saw only the knowledge base, never the engine or other
+// questions. Each was measured once as it arrived, before anything was
+// changed for it; docs/agent.md reports those first numbers beside today's.
+// Set 4 asks the writer to describe situations in the visitor's own words
+// rather than the shop's terms, the hardest style for word matching.
 func TestKnowledgeQualityHeldOut(t *testing.T) {
 	d, entries := loadQuality(t)
-	for _, file := range []string{"kb_heldout.json", "kb_heldout2.json"} {
+	for _, file := range slices.Sorted(maps.Keys(heldOutFloor)) {
 		t.Run(file, func(t *testing.T) {
 			raw, err := os.ReadFile("testdata/" + file)
 			if err != nil {

@@ -133,7 +133,13 @@ func newAnalyzer(lang string) *analyzer {
 
 // terms appends the terms of text (stop words removed) to dst.
 func (a *analyzer) terms(dst []term, text string) []term {
-	for _, t := range tokenize(text) {
+	tokens := tokenize(text)
+	// Latin words follow the text's language's rules, Cyrillic words
+	// always Russian ones (see stemLang); a rule only matches words of
+	// its own script.
+	tokens = rewritePhrases(tokens, stemLang(scriptLatin, a.lang))
+	tokens = rewritePhrases(tokens, "ru")
+	for _, t := range tokens {
 		sl := stemLang(t.script, a.lang)
 		if sl != "" && stopWords[sl][t.word] {
 			continue

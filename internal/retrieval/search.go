@@ -16,6 +16,9 @@ type Hit struct {
 	Passage    string  // Q&A: the answer; document: the passage
 	Score      float64 // BM25F: orders hits, comparable within one search only
 	Confidence float64 // in [0,1]: how much of the query the unit explains
+	// HeadCoverage in [0,1]: how much of the unit's question or heading
+	// the query asks about (see below).
+	HeadCoverage float64
 }
 
 // Confidence scoring. Confidence looks at a match from both sides:
@@ -140,14 +143,16 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 	hits := make([]Hit, 0, len(top))
 	for _, local := range top {
 		u := ix.units[li.units[local]]
+		hc := li.headCoverage(local, acc.head[local])
 		hits = append(hits, Hit{
-			Entry:      ix.entries[u.entry],
-			EntryIndex: u.entry,
-			Question:   u.question,
-			Heading:    u.heading,
-			Passage:    u.text,
-			Score:      acc.score[local],
-			Confidence: confidence(acc.match[local]/total, li.headCoverage(local, acc.head[local])),
+			Entry:        ix.entries[u.entry],
+			EntryIndex:   u.entry,
+			Question:     u.question,
+			Heading:      u.heading,
+			Passage:      u.text,
+			Score:        acc.score[local],
+			Confidence:   confidence(acc.match[local]/total, hc),
+			HeadCoverage: hc,
 		})
 	}
 	return hits

@@ -9,63 +9,145 @@ import "strings"
 // little weaker than itself (synonymMatch). One group a line, folded.
 var synonymGroups = map[string]string{
 	"en": `
-		ship shipping shipment delivery deliver dispatch send arrive
-		cost price fee charge
+		ship shipping shipment delivery deliver dispatch send arrive courier
+		cost price fee charge expensive cheap
 		parcel package
-		refund reimburse reimbursement
-		phone telephone call
+		track tracking trace status
+		return exchange swap
+		refund reimburse reimbursement repay
+		cancel cancellation annul revoke
+		phone telephone call hotline
 		contact reach
 		email mail
-		shop store
+		shop store showroom outlet branch
 		buy purchase
-		delete remove erase
+		delete remove erase deactivate terminate
 		account profile
-		warranty guarantee
-		discount promo coupon voucher
+		login signin logon
+		register registration signup
+		forgot forget remember
+		reset recover restore
+		warranty guarantee covered coverage
+		discount promo promocode coupon voucher sale
+		gift present
+		loyalty bonus points rewards cashback club membership
 		invoice receipt bill
-		abroad international overseas foreign
-		broken defective faulty damaged
-		repair fix
-		data information
-		fast quick quickly`,
+		company business firm
+		abroad international overseas foreign worldwide
+		customs duty duties import
+		broken defective faulty damaged malfunction
+		repair fix mend
+		scratch scratched dent dented
+		data information info details
+		privacy personal gdpr
+		share disclose
+		clean cleaning wipe wash care polish maintain maintenance
+		wood wooden oak pine walnut beech timber
+		packaging packing box boxes cardboard carton wrapping
+		recycle recycling dispose disposal reuse
+		assembly assemble assembling mount install installation assembler
+		hours schedule timetable open opening closing
+		weekend saturday sunday holiday holidays
+		fast quick quickly express urgent
+		free gratis
+		wrong mistake mistaken error incorrect
+		change modify edit alter
+		unsubscribe newsletter
+		installment instalment installments credit
+		support help assistance helpdesk`,
 	"ro": `
-		livrare livra transport expediere expedia trimite ajunge
-		cost pret tarif taxa
+		livrare livra transport expediere expedia trimite ajunge curier
+		cost pret tarif taxa scump ieftin
 		colet pachet
-		rambursare ramburs
+		urmari urmarire status stadiu awb
+		returna retur schimb
+		rambursare ramburs rambursa
+		anula anulare renunta revoca
 		telefon suna apel
 		contact contacta
-		email mail
-		cumpara cumparatura achizitie
-		sterge elimina
+		email mail posta
+		magazin showroom filiala
+		cumpara cumparatura achizitie achizitiona
+		sterge elimina dezactiva
 		cont profil
+		autentificare logare conectare login
+		inregistrare inregistra
+		uitat uita aminti
+		reseta resetare recupera restabili
 		garantie
-		reducere discount cupon promotional
+		reducere discount cupon promotional promo
+		cadou
+		fidelitate bonus puncte club
 		factura bon chitanta
-		strainatate international
-		defect stricat
+		firma companie
+		strainatate international externe
+		vama vamale
+		defect defecta stricat deteriorat
 		repara reparatie
+		zgarietura zgariat
 		date informatii
-		rapid repede`,
+		confidentialitate personale gdpr
+		curata curatare intretinere ingrijire ingriji lustrui
+		lemn stejar pin nuc fag
+		ambalaj ambalare cutie cutii carton
+		recicla reciclare refolosi
+		montaj monta asamblare asambla instalare instala montator
+		program orar deschis inchis deschide inchide
+		weekend sambata duminica sarbatori
+		rapid repede urgent express
+		gratuit gratis
+		gresit greseala eroare
+		modifica schimba
+		dezabona newsletter
+		rate credit
+		suport asistenta ajutor`,
 	"ru": `
-		доставка доставлять отправка отправить отправлять пересылка прийти приходить
-		цена стоимость тариф
+		доставка доставлять доставить отправка отправить отправлять пересылка прийти приходить привезти курьер
+		цена стоимость тариф дорого дешево
 		посылка отправление
+		отследить отслеживание статус трек
+		вернуть возврат сдать обменять обмен
+		возмещение возместить компенсация
+		деньги средства
+		отменить отмена аннулировать отозвать
 		телефон звонить позвонить
 		связаться связь контакт
 		почта email имейл письмо
+		магазин шоурум филиал
 		купить покупка приобрести
-		удалить стереть
-		аккаунт профиль учетная
-		скидка промокод купон
-		счет чек квитанция
-		заграница международный
-		сломался неисправный бракованный
+		удалить стереть деактивировать
+		аккаунт профиль учетная кабинет
+		войти вход логин авторизация
+		регистрация зарегистрироваться
+		забыл забыть помнить
+		сбросить восстановить восстановление
+		гарантия гарантийный
+		скидка промокод купон акция
+		подарок подарочный сертификат
+		лояльность бонус бонусный баллы кэшбэк клуб
+		счет чек квитанция фактура
+		компания фирма юрлицо организация
+		заграница зарубеж международный иностранный
+		таможня таможенный растаможка пошлина
+		сломался сломать неисправный бракованный поломка брак дефект
 		ремонт починить отремонтировать
+		царапина поцарапан
 		данные информация
-		вернуть возврат сдать
-		собрать сборка собирать
-		быстро срочно`,
+		конфиденциальность персональный
+		чистить почистить протирать мыть уход ухаживать
+		дерево деревянный дуб дубовый сосна массив
+		упаковка коробка картон
+		переработка утилизация утилизировать выбросить
+		сборка собрать собирать сборщик монтаж установка установить
+		график режим расписание
+		выходные суббота воскресенье праздники
+		быстро срочно экспресс
+		бесплатно бесплатный
+		ошибка ошибся ошиблась неправильный
+		изменить поменять
+		отписаться рассылка
+		рассрочка кредит
+		поддержка помощь`,
 }
 
 // synonymMatch is how much a synonym counts, as a share of the word itself.
