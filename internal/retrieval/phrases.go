@@ -1,6 +1,9 @@
 package retrieval
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Phrases are multi-word expressions whose meaning is not in any one of
 // their words: "send it back" is a return, not a shipment; "stopped
@@ -25,8 +28,7 @@ var phraseRules = map[string]string{
 		never|not|havent|hasnt|didnt|dont used|use|opened|unpacked|worn => unused
 		get|got|receive* my money => refund money
 		call|calling off => cancel
-		change* my mind => cancel
-		stop|stopped working|work => broken
+		stop|stops|stopped working|work|turning|heating|charging|starting => broken
 		not|doesnt|dont|wont|isnt|didnt|cant work*|start*|turn*|switch* => broken
 		died|dead => broken
 		close|closing|shut my|the account|profile => delete account
@@ -38,7 +40,11 @@ var phraseRules = map[string]string{
 		phone|telephone number => phone contact
 		why * need my => use personal data
 		what * do with my => use personal data
-		share|sell|give my => share personal data
+		share|sell|pass|give my|your info|data|details|number|email|address|phone => share personal data
+		pay|paying for courier|delivery|shipping => delivery cost
+		by accident|mistake => wrong
+		where it is|where is it => track
+		came|come|fell off|apart => broken
 		stop|halt the|my order => cancel order
 		stop it before => cancel
 		where* my order|parcel|package|delivery|lamp|item|stuff => track
@@ -63,9 +69,15 @@ var phraseRules = map[string]string{
 		ce faceti cu => folositi date personale
 		vinde*|dati|dat|transmite* datele|adresa|emailul|telefonul => folositi date personale
 		opri* comanda => anula comanda
+		livrar* cu plata => cost livrare
+		platesc|plati|platim livrarea|curierul|transportul => cost livrare
+		din greseala => gresit
+		unde a ajuns => urmari
+		pe unde e|este => urmari
+		nu mai stiu => uitat
+		intra|intru in cont => autentificare cont
 		unde e|este|ii coletul|comanda|pachetul|colet|comanda => urmari
 		la ce ora => program
-		razgand* => anula
 		italia|italiei|germania|germaniei|franta|frantei|spania|spaniei|portugalia|polonia|austria|belgia|olanda|anglia|britanie|irlanda|america|sua|canada|grecia|bulgaria|ungaria|cehia|suedia|elvetia|turcia|israel|ucraina|romania|rusia|belarus|europa|ue => +strainatate`,
 	"ru": `
 		сдать|сдам|вернуть|верну|отдать|отправить|отправлю обратно|назад => вернуть
@@ -83,10 +95,11 @@ var phraseRules = map[string]string{
 		что * делаете с => используете персональные данные
 		продаете|передаете|передаёте мои|мой|мою|моим => используете персональные данные
 		остановить заказ => отменить заказ
+		платить|заплатить|оплачивать за доставку|курьера => стоимость доставки
+		где сейчас => отследить
 		где мой|моя|мое заказ|посылка|покупка => отследить
 		где заказ|посылка => отследить
 		во|до сколько|скольки закрыва*|открыва*|работает|работаете => график
-		передумал* => отменить
 		итали*|германи*|франци*|испани*|португали*|польш*|австри*|бельги*|нидерланд*|голланди*|англи*|великобритани*|ирланди*|сша|америк*|канад*|греци*|болгари*|венгри*|чехи*|швеци*|швейцари*|турци*|израил*|украин*|румыни*|росси*|беларус*|белорусси*|казахстан*|европ*|ес => +заграница`,
 }
 
@@ -97,14 +110,47 @@ const maxPhraseGap = 2
 // phraseRule is one compiled rule: a pattern of word alternatives, and the
 // words it becomes.
 type phraseRule struct {
-	pattern [][]string // per position: folded words, a trailing * a prefix
+	pattern []wordAlts
 	repl    []string
 	keep    bool // "+" replacement: keep the matched words
 }
 
-var phrases = func() map[string][]phraseRule {
-	out := make(map[string][]phraseRule)
+// wordAlts is one position of a pattern: whole words, and prefixes (written
+// with a trailing *).
+type wordAlts struct{ words, prefixes []string }
+
+func (a wordAlts) match(w string) bool {
+	for _, x := range a.words {
+		if w == x {
+			return true
+		}
+	}
+	for _, p := range a.prefixes {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseSet is one language's rules, with the rules each word can start
+// found by lookup: most words of a message start none, and a message
+// should not pay for trying every rule at every word.
+type phraseSet struct {
+	rules    []phraseRule
+	byWord   map[string][]int // first word → rules, in order
+	byPrefix []prefixRules
+}
+
+type prefixRules struct {
+	prefix string
+	rules  []int
+}
+
+var phrases = func() map[string]*phraseSet {
+	out := make(map[string]*phraseSet)
 	for lang, lines := range phraseRules {
+		ps := &phraseSet{byWord: make(map[string][]int)}
 		for line := range strings.SplitSeq(strings.TrimSpace(lines), "\n") {
 			pat, repl, ok := strings.Cut(line, "=>")
 			if !ok {
@@ -112,9 +158,13 @@ var phrases = func() map[string][]phraseRule {
 			}
 			var r phraseRule
 			for _, w := range strings.Fields(pat) {
-				var alts []string
+				var alts wordAlts
 				for a := range strings.SplitSeq(w, "|") {
-					alts = append(alts, Fold(a))
+					if p, ok := strings.CutSuffix(a, "*"); ok {
+						alts.prefixes = append(alts.prefixes, Fold(p))
+					} else {
+						alts.words = append(alts.words, Fold(a))
+					}
 				}
 				r.pattern = append(r.pattern, alts)
 			}
@@ -124,37 +174,66 @@ var phrases = func() map[string][]phraseRule {
 				}
 				r.repl = append(r.repl, Fold(w))
 			}
-			out[lang] = append(out[lang], r)
+			id := len(ps.rules)
+			ps.rules = append(ps.rules, r)
+			for _, w := range r.pattern[0].words {
+				ps.byWord[w] = append(ps.byWord[w], id)
+			}
+			for _, p := range r.pattern[0].prefixes {
+				i := slices.IndexFunc(ps.byPrefix, func(x prefixRules) bool { return x.prefix == p })
+				if i < 0 {
+					i = len(ps.byPrefix)
+					ps.byPrefix = append(ps.byPrefix, prefixRules{prefix: p})
+				}
+				ps.byPrefix[i].rules = append(ps.byPrefix[i].rules, id)
+			}
 		}
+		out[lang] = ps
 	}
 	return out
 }()
 
-func (r *phraseRule) matchAt(pos int, w string) bool {
-	for _, a := range r.pattern[pos] {
-		if p, ok := strings.CutSuffix(a, "*"); ok {
-			if strings.HasPrefix(w, p) {
-				return true
+// rewritePhrases applies lang's phrase rules to tokens, in their order,
+// each to the result of the ones before. Rules whose first word is not in
+// the text are skipped; a rewrite may bring in words that start later
+// rules ("учётная запись" → аккаунт, then "закрыть аккаунт").
+func rewritePhrases(tokens []token, lang string) []token {
+	ps := phrases[lang]
+	if ps == nil {
+		return tokens
+	}
+	var cand []int
+	collect := func() {
+		cand = cand[:0]
+		for _, t := range tokens {
+			cand = append(cand, ps.byWord[t.word]...)
+			for _, pr := range ps.byPrefix {
+				if strings.HasPrefix(t.word, pr.prefix) {
+					cand = append(cand, pr.rules...)
+				}
 			}
-		} else if w == a {
-			return true
+		}
+		slices.Sort(cand)
+		cand = slices.Compact(cand)
+	}
+	collect()
+	done := -1
+	for {
+		i, _ := slices.BinarySearch(cand, done+1)
+		if i == len(cand) {
+			return tokens
+		}
+		done = cand[i]
+		if out, changed := ps.rules[done].apply(tokens); changed {
+			tokens = out
+			collect()
 		}
 	}
-	return false
 }
 
-// rewritePhrases applies lang's phrase rules to tokens, in place when it
-// can. Tokens of other scripts than the rules' are never matched by them.
-func rewritePhrases(tokens []token, lang string) []token {
-	rules := phrases[lang]
-	for i := range rules {
-		tokens = rules[i].apply(tokens)
-	}
-	return tokens
-}
-
-// apply rewrites every match of r in tokens, left to right.
-func (r *phraseRule) apply(tokens []token) []token {
+// apply rewrites every match of r in tokens, left to right, and reports
+// whether there was one.
+func (r *phraseRule) apply(tokens []token) ([]token, bool) {
 	var out []token
 	changed := false
 	for i := 0; i < len(tokens); i++ {
@@ -185,38 +264,30 @@ func (r *phraseRule) apply(tokens []token) []token {
 		i = end - 1
 	}
 	if !changed {
-		return tokens
+		return tokens, false
 	}
-	return out
+	return out, true
 }
 
 // match tries r at tokens[i]: it returns the end of the match (exclusive)
 // and which tokens from i on belong to the phrase, or nil.
 func (r *phraseRule) match(tokens []token, i int) (int, []bool) {
-	if !r.matchAt(0, tokens[i].word) {
+	if !r.pattern[0].match(tokens[i].word) {
 		return 0, nil
 	}
-	var matched []bool
-	pos, j := 1, i+1
-	last := i
-	for pos < len(r.pattern) {
+	matched := []bool{true}
+	pos, last := 1, i
+	for j := i + 1; pos < len(r.pattern); j++ {
 		if j >= len(tokens) || j-last-1 > maxPhraseGap {
 			return 0, nil
 		}
-		if r.matchAt(pos, tokens[j].word) {
-			if matched == nil {
-				matched = make([]bool, 0, 8)
-			}
+		if r.pattern[pos].match(tokens[j].word) {
 			for len(matched) < j-i {
-				matched = append(matched, len(matched) == 0)
+				matched = append(matched, false)
 			}
 			matched = append(matched, true)
 			last, pos = j, pos+1
 		}
-		j++
-	}
-	if matched == nil {
-		matched = []bool{true}
 	}
 	return last + 1, matched
 }

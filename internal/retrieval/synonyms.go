@@ -15,9 +15,9 @@ var synonymGroups = map[string]string{
 		track tracking trace status
 		return exchange swap
 		refund reimburse reimbursement repay
-		cancel cancellation annul revoke
+		cancel cancellation annul revoke undo
 		phone telephone call hotline
-		contact reach
+		contact reach write
 		email mail
 		shop store showroom outlet branch
 		buy purchase
@@ -29,7 +29,7 @@ var synonymGroups = map[string]string{
 		reset recover restore
 		warranty guarantee covered coverage
 		discount promo promocode coupon voucher sale
-		gift present
+		gift present voucher
 		loyalty bonus points rewards cashback club membership
 		invoice receipt bill
 		company business firm
@@ -52,7 +52,8 @@ var synonymGroups = map[string]string{
 		free gratis
 		wrong mistake mistaken error incorrect
 		change modify edit alter
-		unsubscribe newsletter
+		unsubscribe newsletter ads advertising marketing
+		pay payment
 		installment instalment installments credit
 		support help assistance helpdesk`,
 	"ro": `
@@ -64,7 +65,7 @@ var synonymGroups = map[string]string{
 		rambursare ramburs rambursa
 		anula anulare renunta revoca
 		telefon suna apel
-		contact contacta
+		contact contacta scrie
 		email mail posta
 		magazin showroom filiala
 		cumpara cumparatura achizitie achizitiona
@@ -82,7 +83,7 @@ var synonymGroups = map[string]string{
 		firma companie
 		strainatate international externe
 		vama vamale
-		defect defecta stricat deteriorat
+		defect defecta stricat deteriorat rupt
 		repara reparatie
 		zgarietura zgariat
 		date informatii
@@ -98,7 +99,7 @@ var synonymGroups = map[string]string{
 		gratuit gratis
 		gresit greseala eroare
 		modifica schimba
-		dezabona newsletter
+		dezabona newsletter reclame publicitate
 		rate credit
 		suport asistenta ajutor`,
 	"ru": `
@@ -109,9 +110,9 @@ var synonymGroups = map[string]string{
 		вернуть возврат сдать обменять обмен
 		возмещение возместить компенсация
 		деньги средства
-		отменить отмена аннулировать отозвать
+		отменить отмена аннулировать отозвать остановить
 		телефон звонить позвонить
-		связаться связь контакт
+		связаться связь контакт написать
 		почта email имейл письмо
 		магазин шоурум филиал
 		купить покупка приобрести
@@ -129,7 +130,7 @@ var synonymGroups = map[string]string{
 		компания фирма юрлицо организация
 		заграница зарубеж международный иностранный
 		таможня таможенный растаможка пошлина
-		сломался сломать неисправный бракованный поломка брак дефект
+		сломался сломать неисправный бракованный поломка брак дефект отвалилась отвалился
 		ремонт починить отремонтировать
 		царапина поцарапан
 		данные информация
@@ -143,9 +144,10 @@ var synonymGroups = map[string]string{
 		выходные суббота воскресенье праздники
 		быстро срочно экспресс
 		бесплатно бесплатный
-		ошибка ошибся ошиблась неправильный
+		ошибка ошибся ошиблась неправильный случайно
 		изменить поменять
-		отписаться рассылка
+		отписаться рассылка реклама
+		оплата оплатить платить
 		рассрочка кредит
 		поддержка помощь`,
 }
