@@ -38,16 +38,18 @@ const (
 )
 
 // heldOutFloor is a regression floor per held-out set, not the goal: the
-// goal is 0.90 on unseen questions too. Sets 1-3 have been looked at while
-// improving the analysis, so only the first measurement of a set tells how
-// the engine does on questions it has never met (docs/agent.md keeps those).
-// Raise the floors as the engine improves; never lower them to pass.
+// goal is 0.90 on unseen questions too. Each set was measured once on
+// arrival; later changes looked at its misses, so only that first
+// measurement (docs/agent.md keeps them) tells how the engine does on
+// questions it has never met. Raise the floors as the engine improves;
+// never lower them to pass.
 var heldOutFloor = map[string]float64{
 	"kb_heldout.json":  0.90,
 	"kb_heldout2.json": 0.90,
 	"kb_heldout3.json": 0.90,
 	"kb_heldout4.json": 0.60,
 	"kb_heldout5.json": 0.85,
+	"kb_heldout6.json": 0.85,
 }
 
 func loadQuality(t *testing.T) (qualityData, []domain.KnowledgeEntry) {
