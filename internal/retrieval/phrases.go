@@ -134,6 +134,37 @@ func (a wordAlts) match(w string) bool {
 	return false
 }
 
+// minPhraseTypo is the shortest word a phrase's later words are
+// recognised in when misspelt by one edit ("where is my pakage", "где моя
+// пасылка"). The first word must be written right: it is what finds the
+// rule.
+const minPhraseTypo = 5
+
+// matchTypo is match, also allowing one edit in words of minPhraseTypo or
+// more letters (for a prefix: in as many first letters of the word).
+func (a wordAlts) matchTypo(w string) bool {
+	if a.match(w) {
+		return true
+	}
+	rs := []rune(w)
+	if len(rs) < minPhraseTypo {
+		return false
+	}
+	for _, x := range a.words {
+		xr := []rune(x)
+		if len(xr) >= minPhraseTypo && abs(len(xr)-len(rs)) <= 1 && osaDistance(rs, xr, 1) <= 1 {
+			return true
+		}
+	}
+	for _, p := range a.prefixes {
+		pr := []rune(p)
+		if len(pr) >= minPhraseTypo && len(rs) >= len(pr) && osaDistance(rs[:len(pr)], pr, 1) <= 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // phraseSet is one language's rules, with the rules each word can start
 // found by lookup: most words of a message start none, and a message
 // should not pay for trying every rule at every word.
@@ -282,7 +313,7 @@ func (r *phraseRule) match(tokens []token, i int) (int, []bool) {
 		if j >= len(tokens) || j-last-1 > maxPhraseGap {
 			return 0, nil
 		}
-		if r.pattern[pos].match(tokens[j].word) {
+		if r.pattern[pos].matchTypo(tokens[j].word) {
 			for len(matched) < j-i {
 				matched = append(matched, false)
 			}

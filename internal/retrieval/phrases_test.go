@@ -36,8 +36,12 @@ func TestPhrases(t *testing.T) {
 		{"ru", "чайник перестал включаться", "чайник сломался"},
 		{"ru", "как закрыть учётную запись", "как удалить аккаунт"}, // two rules in turn
 		{"ru", "где моя посылка", "отследить"},
-		{"en", "где моя посылка", "отследить"}, // Cyrillic follows Russian rules in any text
-		{"ro", "send it back", "send it back"}, // English rules do not apply to Romanian text
+		{"ru", "где моя пасылка", "отследить"},             // a later word misspelt
+		{"en", "where is my pakage", "track is"},           // likewise
+		{"en", "wher is my package", "wher is my package"}, // the first word must be right
+		{"en", "can I send it bak", "can send it bak"},     // too short to be taken for "back"
+		{"en", "где моя посылка", "отследить"},             // Cyrillic follows Russian rules in any text
+		{"ro", "send it back", "send it back"},             // English rules do not apply to Romanian text
 	}
 	for _, tt := range tests {
 		an := analyzer{lang: tt.lang}
