@@ -47,9 +47,10 @@ var heldOutFloor = map[string]float64{
 	"kb_heldout.json":  0.90,
 	"kb_heldout2.json": 0.90,
 	"kb_heldout3.json": 0.90,
-	"kb_heldout4.json": 0.60,
-	"kb_heldout5.json": 0.85,
-	"kb_heldout6.json": 0.85,
+	"kb_heldout4.json": 0.75,
+	"kb_heldout5.json": 0.90,
+	"kb_heldout6.json": 0.90,
+	"kb_heldout7.json": 0.90,
 }
 
 func loadQuality(t *testing.T) (qualityData, []domain.KnowledgeEntry) {
