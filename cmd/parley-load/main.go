@@ -3,20 +3,32 @@
 // percentiles per endpoint, errors by status and the server's peak RSS.
 // It only targets loopback addresses, and each run is bounded in requests
 // and time. See docs/benchmarks.md for the runs and their numbers.
+//
+// "parley-load proxy -listen 127.0.0.1:8099 -backends URL,URL,…" runs
+// instead the small round-robin load balancer the several-instance
+// benchmark puts in front of the instances (loopback only as well).
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
+	"strings"
+	"syscall"
 	"time"
 
 	"parley/internal/loadtest"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "proxy" {
+		proxy(os.Args[2:])
+		return
+	}
 	var cfg loadtest.Config
 	flag.StringVar(&cfg.Target, "target", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
 	flag.StringVar(&cfg.Key, "key", "", "widget key (required)")
@@ -47,5 +59,34 @@ func main() {
 		} else {
 			fmt.Fprintln(os.Stderr, "parley-load: peak RSS:", err)
 		}
+	}
+}
+
+// proxy serves the round-robin balancer until interrupted.
+func proxy(args []string) {
+	fs := flag.NewFlagSet("proxy", flag.ExitOnError)
+	listen := fs.String("listen", "127.0.0.1:8099", "address to listen on (loopback only)")
+	backends := fs.String("backends", "", "comma-separated base URLs of the instances (loopback only)")
+	fs.Parse(args)
+	if err := loadtest.CheckTarget("http://" + *listen); err != nil {
+		fmt.Fprintln(os.Stderr, "parley-load proxy: -listen:", err)
+		os.Exit(2)
+	}
+	lb, err := loadtest.NewBalancer(strings.Split(*backends, ","))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "parley-load proxy:", err)
+		os.Exit(2)
+	}
+	srv := &http.Server{Addr: *listen, Handler: lb, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Printf("balancing %s over %s\n", *listen, *backends)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(os.Stderr, "parley-load proxy:", err)
+		os.Exit(1)
 	}
 }

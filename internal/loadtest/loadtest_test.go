@@ -3,10 +3,12 @@ package loadtest
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -91,5 +93,49 @@ func TestRunAgainstAFakeServer(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Config{Target: "http://10.1.1.1:80", Key: "k", Visitors: 1, Requests: 1, Duration: time.Second}); err == nil {
 		t.Fatal("a non-loopback target was accepted")
+	}
+}
+
+// TestBalancer: requests are spread evenly over the backends, each sees
+// the client's address in X-Forwarded-For, and only loopback backends are
+// accepted.
+func TestBalancer(t *testing.T) {
+	var hits [3]atomic.Int64
+	var backends []string
+	for i := range hits {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Forwarded-For") != "127.0.0.1" {
+				t.Errorf("X-Forwarded-For %q", r.Header.Get("X-Forwarded-For"))
+			}
+			hits[i].Add(1)
+			io.WriteString(w, r.URL.Path)
+		}))
+		defer s.Close()
+		backends = append(backends, s.URL)
+	}
+	lb, err := NewBalancer(backends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(lb)
+	defer front.Close()
+	for range 30 {
+		resp, err := http.Get(front.URL + "/api/widget/poll")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != "/api/widget/poll" {
+			t.Fatalf("body %q", body)
+		}
+	}
+	for i := range hits {
+		if n := hits[i].Load(); n != 10 {
+			t.Errorf("backend %d got %d requests, want 10", i, n)
+		}
+	}
+	if _, err := NewBalancer([]string{backends[0], "http://192.0.2.1:80"}); err == nil {
+		t.Error("a non-loopback backend was accepted")
 	}
 }
