@@ -134,14 +134,11 @@ func init() {
 	})
 }
 
-// Limits of the agent forms. The knowledge limits are the management
-// API's (internal/manageapi/knowledge.go), so an item saved here can also
-// be sent there and the other way round.
+// Limits of the agent forms. Knowledge items follow the management API's
+// rules (domain.CheckKnowledge), so an item saved here can also be sent
+// there and the other way round.
 const (
 	maxChatbotName     = 100
-	maxEntryChars      = 10000  // a question or an answer
-	maxTitleChars      = 200    // a document's title
-	maxDocumentChars   = 200000 // a document's text
 	maxKnowledgeUpload = 1 << 20
 
 	// Config values. The API refuses none (it keeps a config as sent), but
@@ -782,44 +779,33 @@ func (d *Dashboard) knowledgeItem(r *http.Request) (domain.Agent, domain.Knowled
 	return ag, domain.KnowledgeEntry{}, domain.ErrNotFound
 }
 
-// checkKnowledge applies the management API's rules for a knowledge item
-// (manageapi's checkEntry, which is not exported) and answers with a
-// message key instead of the API's English text.
+// checkKnowledge applies domain.CheckKnowledge, the management API's
+// rules, and answers with the message key to show instead of the API's
+// English text. Fields a form cannot mix up (kind, language: selects) fail
+// only for a tampered form, with the generic message.
 func checkKnowledge(e domain.KnowledgeEntry) (domain.KnowledgeEntry, string) {
-	e.ID = ""
-	e.Lang = strings.ToLower(strings.TrimSpace(e.Lang))
-	if e.Lang != "" && !known(e.Lang) {
-		return e, "agent.invalid" // a select: only a tampered form sends others
-	}
-	if !utf8.ValidString(e.Question + e.Answer + e.Title + e.Text) {
-		return e, "kb.doc.utf8"
-	}
-	switch e.Kind {
-	case "", domain.KindQA:
-		e.Kind = domain.KindQA
-		e.Question, e.Answer = strings.TrimSpace(e.Question), strings.TrimSpace(e.Answer)
-		switch {
-		case e.Question == "" || e.Answer == "":
-			return e, "kb.qa.missing"
-		case e.Title != "" || e.Text != "":
-			return e, "agent.invalid"
-		case !withinChars(e.Question, maxEntryChars) || !withinChars(e.Answer, maxEntryChars):
-			return e, "kb.qa.long"
-		}
-	case domain.KindDocument:
-		e.Title, e.Text = strings.TrimSpace(e.Title), strings.TrimSpace(e.Text)
-		switch {
-		case e.Text == "":
-			return e, "kb.doc.missing"
-		case e.Question != "" || e.Answer != "":
-			return e, "agent.invalid"
-		case !withinChars(e.Title, maxTitleChars) || !withinChars(e.Text, maxDocumentChars):
-			return e, "kb.doc.long"
-		}
-	default:
+	e, err := domain.CheckKnowledge(e)
+	var ke *domain.KnowledgeError
+	switch {
+	case err == nil:
+		return e, ""
+	case !errors.As(err, &ke):
 		return e, "agent.invalid"
 	}
-	return e, ""
+	if key, ok := knowledgeMessage[ke.Problem]; ok {
+		return e, key
+	}
+	return e, "agent.invalid"
+}
+
+// knowledgeMessage maps the problems a visitor of the form can cause to
+// message keys.
+var knowledgeMessage = map[domain.KnowledgeProblem]string{
+	domain.KnowledgeQAMissing:  "kb.qa.missing",
+	domain.KnowledgeQALong:     "kb.qa.long",
+	domain.KnowledgeDocMissing: "kb.doc.missing",
+	domain.KnowledgeDocLong:    "kb.doc.long",
+	domain.KnowledgeNotUTF8:    "kb.doc.utf8",
 }
 
 // readAgentForm parses a POST form (URL-encoded or multipart) of at most limit

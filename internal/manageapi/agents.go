@@ -76,7 +76,7 @@ func (in *agentInput) validate() error {
 	}
 	if in.Knowledge != nil {
 		for i, e := range *in.Knowledge {
-			e, err := checkEntry(e)
+			e, err := domain.CheckKnowledge(e)
 			if err != nil {
 				return err
 			}

@@ -12,56 +12,10 @@ import (
 	"parley/internal/httpx"
 )
 
-// Limits on knowledge items. A pasted document travels in a JSON body (at
-// most 64 KiB); an uploaded file may be larger.
-const (
-	maxEntryChars    = 10000  // a question or an answer
-	maxTitleChars    = 200    // a document's title
-	maxDocumentChars = 200000 // a document's text
-	maxUpload        = 1 << 20
-)
-
-// checkEntry validates and normalises one knowledge item.
-func checkEntry(e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
-	e.ID = "" // ids are assigned by the store
-	e.Lang = strings.ToLower(strings.TrimSpace(e.Lang))
-	switch e.Lang {
-	case "", "en", "ro", "ru":
-	default:
-		return e, domain.Invalid("knowledge lang must be en, ro, ru or empty")
-	}
-	switch e.Kind {
-	case "", domain.KindQA:
-		e.Kind = domain.KindQA
-		e.Question, e.Answer = strings.TrimSpace(e.Question), strings.TrimSpace(e.Answer)
-		if e.Question == "" || e.Answer == "" {
-			return e, domain.Invalid("a question-and-answer entry needs a question and an answer")
-		}
-		if e.Title != "" || e.Text != "" {
-			return e, domain.Invalid(`title and text belong to documents (kind "document")`)
-		}
-		if utf8.RuneCountInString(e.Question) > maxEntryChars || utf8.RuneCountInString(e.Answer) > maxEntryChars {
-			return e, domain.Invalid("knowledge questions and answers are at most 10000 characters")
-		}
-	case domain.KindDocument:
-		e.Title, e.Text = strings.TrimSpace(e.Title), strings.TrimSpace(e.Text)
-		if e.Text == "" {
-			return e, domain.Invalid("a document needs a text")
-		}
-		if e.Question != "" || e.Answer != "" {
-			return e, domain.Invalid("question and answer belong to question-and-answer entries")
-		}
-		if utf8.RuneCountInString(e.Title) > maxTitleChars || utf8.RuneCountInString(e.Text) > maxDocumentChars {
-			return e, domain.Invalid("a document's title is at most 200 characters and its text at most 200000")
-		}
-	default:
-		return e, domain.Invalid(`knowledge kind must be "qa" or "document"`)
-	}
-	if !utf8.ValidString(e.Question + e.Answer + e.Title + e.Text) {
-		return e, domain.Invalid("knowledge must be valid UTF-8 text")
-	}
-	return e, nil
-}
+// maxUpload bounds an uploaded document file. A pasted document travels in
+// a JSON body (at most 64 KiB); an uploaded file may be larger. The limits
+// on the items themselves are domain.CheckKnowledge's.
+const maxUpload = 1 << 20
 
 func (a *API) ListKnowledge(w http.ResponseWriter, r *http.Request) {
 	ag, err := a.store.Agent(r.Context(), account(r).ID, r.PathValue("id"))
@@ -90,7 +44,7 @@ func (a *API) AddKnowledge(w http.ResponseWriter, r *http.Request) {
 		err = httpx.Decode(w, r, &e)
 	}
 	if err == nil {
-		e, err = checkEntry(e)
+		e, err = domain.CheckKnowledge(e)
 	}
 	if err != nil {
 		httpx.Error(w, r, err)
@@ -164,7 +118,7 @@ func (a *API) UpdateKnowledge(w http.ResponseWriter, r *http.Request) {
 	set(&e.Title, patch.Title)
 	set(&e.Text, patch.Text)
 	set(&e.Lang, patch.Lang)
-	if e, err = checkEntry(e); err != nil {
+	if e, err = domain.CheckKnowledge(e); err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
