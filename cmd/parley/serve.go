@@ -19,6 +19,7 @@ import (
 	"parley/internal/demo"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
+	"parley/internal/park"
 	"parley/internal/server"
 	"parley/internal/store"
 	"parley/internal/widgetapi"
@@ -60,10 +61,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 	defer st.Close()
 
-	ln, err := net.Listen("tcp", cfg.Addr)
+	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
+	// Long polls that wait are parked: their connections come back to the
+	// server through ln when answered (package park).
+	ln := park.NewListener(tcp)
+	lot := park.NewLot(ln)
 	if cfg.Demo {
 		if err := seedDemo(ctx, st, cfg, ln.Addr(), stdout); err != nil {
 			ln.Close()
@@ -105,7 +110,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	handler := server.New(server.Deps{
 		Dashboard: dash,
 		Store:     st,
-		Widget:    widgetapi.New(chatSvc),
+		Widget:    widgetapi.New(chatSvc).ParkOn(lot),
 		Manage:    manageapi.New(st, chatSvc, kb),
 		Limiter:   limiter,
 		ClientIP:  resolver,
@@ -150,6 +155,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	// Shutdown does not wait for hijacked connections; the parked long
+	// polls were told to end (chatSvc.Stop) and answer now.
+	lot.Wait()
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -81,21 +81,18 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	}
 
 	// Stored only if no operator took over while the AI was thinking: from
-	// the takeover on, the visitor must hear from the human alone.
+	// the takeover on, the visitor must hear from the human alone. A
+	// handoff message and the conversation's wait for a human are stored
+	// together.
 	_, _, err = s.store.AddMessage(ctx, store.NewMessage{
 		ConversationID: conv.ID, Role: domain.RoleAI, Text: reply.Text, CreatedAt: s.now(),
-		RequireMode: domain.ModeAI, Unanswered: reply.Unanswered,
+		RequireMode: domain.ModeAI, Unanswered: reply.Unanswered, SetWaiting: wantsHuman,
 	})
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
 	}
 	if err != nil {
 		return ChatResult{}, err
-	}
-	if wantsHuman {
-		if _, err := s.store.SetWaiting(ctx, conv.ID, true); err != nil {
-			return ChatResult{}, err
-		}
 	}
 	s.changed(conv.AccountID, conv.ID)
 	return ChatResult{Response: reply.Text, Options: reply.Options}, nil

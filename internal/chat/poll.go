@@ -47,43 +47,10 @@ func (s *Service) Poll(ctx context.Context, in PollInput) (PollResult, error) {
 	if in.Wait < 0 || in.Wait > MaxPollWait {
 		return PollResult{}, domain.Invalid("wait must be between 0 and 30 seconds")
 	}
-	_, conv, err := s.conversation(ctx, in.Key, in.ConversationID)
-	if err != nil {
-		return PollResult{}, err
-	}
-
-	startMode := conv.Mode
-	var deadline <-chan time.Time
 	if in.Wait > 0 {
-		t := time.NewTimer(in.Wait)
-		defer t.Stop()
-		deadline = t.C
+		return s.longPoll(ctx, in, after) // longpoll.go
 	}
-	for {
-		// Subscribe before reading, so a message written between the read
-		// and the wait still wakes us.
-		woken, cancel := s.notifier.Subscribe(conv.ID)
-		res, err := s.pollOnce(ctx, conv.ID, after)
-		if err != nil || in.Wait == 0 || len(res.Messages) > 0 || res.Human != (startMode == domain.ModeHuman) {
-			cancel()
-			return res, err
-		}
-		s.waiting.Add(1)
-		select {
-		case <-woken:
-			s.waiting.Add(-1)
-			cancel()
-			continue
-		case <-deadline:
-		case <-ctx.Done():
-		case <-s.stopping:
-		}
-		s.waiting.Add(-1)
-		cancel()
-		// Time is up (or the client left, or we shut down): answer with
-		// the current state rather than an error.
-		return s.pollOnce(context.WithoutCancel(ctx), conv.ID, after)
-	}
+	return s.pollNow(ctx, in.Key, in.ConversationID, after) // pollnow.go
 }
 
 func (s *Service) pollOnce(ctx context.Context, convID string, after int64) (PollResult, error) {

@@ -27,7 +27,8 @@ type Service struct {
 	stopping  chan struct{}
 	stopOnce  sync.Once
 	observer  Observer
-	waiting   atomic.Int64 // long polls waiting now
+	waiting   atomic.Int64  // long polls waiting now
+	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -62,6 +63,7 @@ func New(o Options) *Service {
 		log:       o.Logger,
 		stopping:  make(chan struct{}),
 		observer:  o.Observer,
+		longReads: make(chan struct{}, longPollReaders),
 	}
 	if s.aiTimeout <= 0 {
 		s.aiTimeout = 30 * time.Second

@@ -1,12 +1,30 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+	"time"
+)
 
 // recorder remembers the status a handler wrote, for metrics and logs.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+
+	// For a request answered after its handler returned (Parked).
+	parked        bool
+	s             *Server
+	method, route string
+	start         time.Time
+}
+
+// Parked implements park.Tracker: the handler took the connection over
+// (a parked long poll), so the request is counted and logged when its
+// answer is written rather than when ServeHTTP returns.
+func (r *recorder) Parked() func(status int) {
+	r.parked = true
+	s, method, route, start := r.s, r.method, r.route, r.start
+	return func(status int) { s.done(method, route, status, start) }
 }
 
 func (r *recorder) WriteHeader(code int) {

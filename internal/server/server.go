@@ -84,7 +84,7 @@ const widgetPrefix = "/api/widget/"
 // → route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK, s: s, start: start}
 	handler, route := s.mux.Handler(r)
 	isWidget := strings.HasPrefix(r.URL.Path, widgetPrefix)
 	if route == "" {
@@ -103,11 +103,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				httpx.Message(rec, http.StatusInternalServerError, "internal server error")
 			}
 		}
-		d := time.Since(start)
-		s.Metrics.request(route, rec.status, d)
-		s.Logger.Info("request", "method", r.Method, "route", route, "status", rec.status, "duration_ms", float64(d.Microseconds())/1000)
+		if rec.parked {
+			return // counted and logged when answered (recorder.Parked)
+		}
+		s.done(r.Method, route, rec.status, start)
 	}()
 
+	rec.method, rec.route = r.Method, route
 	if isWidget {
 		// CORS is fully open (spec), errors included, so a page on any
 		// origin can read every answer. No credentials are used.
@@ -133,6 +135,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// done counts and logs an answered request.
+func (s *Server) done(method, route string, status int, start time.Time) {
+	d := time.Since(start)
+	s.Metrics.request(route, status, d)
+	s.Logger.Info("request", "method", method, "route", route, "status", status, "duration_ms", float64(d.Microseconds())/1000)
 }
 
 // allow applies the per-IP rate limit; on refusal it has written the 429.

@@ -462,3 +462,50 @@ func TestConfigIsAnObjectEvenWhenEmpty(t *testing.T) {
 		t.Fatalf("config = %s, want {}", body.Config)
 	}
 }
+
+// A key that was just in use stops working the moment it is deactivated,
+// on every widget endpoint, and works again when reactivated: the store's
+// key lookups may be cached, never stale.
+func TestDeactivatedKeyIsRefusedAtOnce(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	conv, _ := e.start()
+	poll := "/api/widget/poll?key=" + e.key + "&conversation_id=" + conv
+	chat := map[string]any{"key": e.key, "conversation_id": conv, "text": "hello"}
+	for range 2 { // warm any cache
+		if r := e.do("GET", poll, nil, nil); r.status != 200 {
+			t.Fatalf("poll: %d %s", r.status, r.raw)
+		}
+		if r := e.do("POST", "/api/widget/chat", chat, nil); r.status != 200 {
+			t.Fatalf("chat: %d %s", r.status, r.raw)
+		}
+	}
+	if r := e.api("PATCH", "/api/v1/keys/"+e.key, map[string]any{"active": false}); r.status != 200 {
+		t.Fatalf("deactivate: %d %s", r.status, r.raw)
+	}
+	wantError(t, e.do("GET", poll, nil, nil), 403, "")
+	wantError(t, e.do("GET", poll+"&wait=1", nil, nil), 403, "")
+	wantError(t, e.do("POST", "/api/widget/chat", chat, nil), 403, "")
+	wantError(t, e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil), 403, "")
+	if r := e.api("PATCH", "/api/v1/keys/"+e.key, map[string]any{"active": true}); r.status != 200 {
+		t.Fatalf("reactivate: %d %s", r.status, r.raw)
+	}
+	if r := e.do("GET", poll, nil, nil); r.status != 200 {
+		t.Fatalf("poll after reactivation: %d %s", r.status, r.raw)
+	}
+}
+
+// Another agent's key cannot read a conversation's operator messages, with
+// or without a wait.
+func TestPollWithAnotherAgentsKey(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	conv, _ := e.start()
+	e.api("POST", "/api/v1/conversations/"+conv+"/messages", map[string]any{"text": "secret", "operator_name": "Ana"})
+	_, other := e.newAgent(e.account.ID, "Other", `{}`)
+	for _, wait := range []string{"", "&wait=1"} {
+		r := e.do("GET", "/api/widget/poll?key="+other+"&conversation_id="+conv+wait, nil, nil)
+		wantError(t, r, 403, "")
+		if strings.Contains(string(r.raw), "secret") {
+			t.Fatalf("another agent's key read the conversation: %s", r.raw)
+		}
+	}
+}

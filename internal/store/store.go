@@ -166,6 +166,9 @@ type NewConversation struct {
 //     it to a human ends its wait).
 //   - For an AI message, Unanswered counts it as a miss: the conversation's
 //     Misses grows by one, and any answered AI message resets it to zero.
+//   - SetWaiting marks the conversation as waiting for a human in the same
+//     transaction (as SetWaiting(true) would), when it stays AI-handled; a
+//     human-handled conversation does not wait.
 type NewMessage struct {
 	ConversationID string
 	Role           domain.Role
@@ -175,6 +178,7 @@ type NewMessage struct {
 	RequireMode    domain.Mode
 	SetMode        domain.Mode
 	Unanswered     bool
+	SetWaiting     bool
 }
 
 // ConversationFilter selects and pages conversations, newest first.

@@ -6,19 +6,33 @@
 package widgetapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/httpx"
+	"parley/internal/park"
 )
 
-type API struct{ chat *chat.Service }
+type API struct {
+	chat *chat.Service
+	lot  *park.Lot
+}
 
 func New(c *chat.Service) *API { return &API{chat: c} }
+
+// ParkOn makes long polls that have to wait give their connection back to
+// lot while they wait (package park), instead of holding it in a blocked
+// handler. Without it they wait in the handler.
+func (a *API) ParkOn(lot *park.Lot) *API {
+	a.lot = lot
+	return a
+}
 
 type initRequest struct {
 	Key       *string `json:"key"`
@@ -131,9 +145,26 @@ func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	res, err := a.chat.Poll(r.Context(), chat.PollInput{
-		Key: q.Get("key"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait,
-	})
+	in := chat.PollInput{Key: q.Get("key"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait}
+	// A long poll parks its connection at once (package park) and is
+	// answered from there, so that neither its wait nor its turn for the
+	// store holds the connection's buffers and goroutines. The parked
+	// answer does not keep r (its headers and URL) alive; it only needs a
+	// request to log a failure with.
+	if wait > 0 && a.lot.Park(w, r, func(w http.ResponseWriter) {
+		res, err := a.chat.Poll(context.Background(), in)
+		writePoll(w, parkedPoll, res, err)
+	}) {
+		return
+	}
+	res, err := a.chat.Poll(r.Context(), in)
+	writePoll(w, r, res, err)
+}
+
+// parkedPoll stands for a parked poll's request where an error is logged.
+var parkedPoll = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/api/widget/poll"}}
+
+func writePoll(w http.ResponseWriter, r *http.Request, res chat.PollResult, err error) {
 	if err != nil {
 		httpx.Error(w, r, err)
 		return

@@ -60,6 +60,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		} else {
 			// Handed back to the AI: nobody holds it any more, as in SetMode.
 			c.AssigneeID, c.AssigneeName = "", ""
+			if n.SetWaiting {
+				c.Waiting = true
+			}
 		}
 		if n.Role == domain.RoleAI {
 			if n.Unanswered {

@@ -94,6 +94,7 @@ func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, e
 }
 
 func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p store.AgentPatch) (domain.Agent, error) {
+	defer s.keys.invalidate()
 	var config string
 	if p.Config != nil {
 		var err error

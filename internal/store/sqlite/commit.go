@@ -61,7 +61,7 @@ func (s *Store) commitBatch(batch []writeReq) {
 			results[i] = err // the caller gave up before its turn: do nothing
 			continue
 		}
-		results[i] = inSavepoint(tx, req)
+		results[i] = s.inSavepoint(tx, req)
 	}
 	if err := tx.Commit(); err != nil {
 		// Nothing of the batch is on disk: every write failed.
@@ -78,24 +78,28 @@ func (s *Store) commitBatch(batch []writeReq) {
 
 // inSavepoint runs one write so that its failure (or panic) undoes only
 // its own changes and never stops the committer.
-func inSavepoint(tx *sql.Tx, req writeReq) (err error) {
-	if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
+func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
+	ctx := context.Background()
+	exec := func(st *sql.Stmt) error {
+		_, err := tx.StmtContext(ctx, st).ExecContext(ctx)
+		return err
+	}
+	if err := exec(s.ws.savepoint); err != nil {
 		return err
 	}
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("sqlite: write panicked: %v", v)
-			tx.Exec(`ROLLBACK TO w`)
-			tx.Exec(`RELEASE w`)
+			exec(s.ws.rollbackTo)
+			exec(s.ws.release)
 		}
 	}()
 	if err := req.fn(tx); err != nil {
-		if _, rbErr := tx.Exec(`ROLLBACK TO w`); rbErr != nil {
+		if rbErr := exec(s.ws.rollbackTo); rbErr != nil {
 			return errors.Join(err, rbErr)
 		}
-		tx.Exec(`RELEASE w`)
+		exec(s.ws.release)
 		return err
 	}
-	_, err = tx.Exec(`RELEASE w`)
-	return err
+	return exec(s.ws.release)
 }

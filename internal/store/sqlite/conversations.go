@@ -54,21 +54,17 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 	period := quota.Period(c.CreatedAt)
 
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := inWrite(ctx)
 		// The join also checks that the agent belongs to the account.
 		var l domain.Limits
-		err := tx.QueryRowContext(ctx, `
-			SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
-			FROM accounts a JOIN agents g ON g.account_id = a.id
-			WHERE a.id = ? AND g.id = ?`, c.AccountID, c.AgentID).
+		err := tx.StmtContext(ctx, s.ws.admitLimits).QueryRowContext(ctx, c.AccountID, c.AgentID).
 			Scan(&l.MonthlyConversations, &l.OveragePriceCents, &l.SpendCapCents)
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
 
 		u := domain.Usage{Period: period}
-		err = tx.QueryRowContext(ctx, `
-			SELECT conversations, overage_conversations, overage_cents
-			FROM usage WHERE account_id = ? AND period = ?`, c.AccountID, period).
+		err = tx.StmtContext(ctx, s.ws.admitUsage).QueryRowContext(ctx, c.AccountID, period).
 			Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -77,19 +73,11 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 			return err
 		}
 
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := tx.StmtContext(ctx, s.ws.insertConv).ExecContext(ctx,
 			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt)); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `
-			INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (account_id, period) DO UPDATE SET
-				conversations = excluded.conversations,
-				overage_conversations = excluded.overage_conversations,
-				overage_cents = excluded.overage_cents`,
+		_, err = tx.StmtContext(ctx, s.ws.upsertUsage).ExecContext(ctx,
 			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents)
 		return err
 	})
@@ -143,7 +131,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	rows, err := s.query(ctx, `SELECT `+convCols+` FROM conversations
 		WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY created_at DESC, id DESC
-		LIMIT ?`, args...)
+		LIMIT `+limitArg, args...)
 	if err != nil {
 		return store.ConversationPage{}, err
 	}
@@ -197,14 +185,20 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 }
 
 func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting bool) (bool, error) {
-	res, err := s.w.ExecContext(ctx, `UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`,
-		waiting, conversationID, waiting)
+	// Through the group commit like every other write: on its own it
+	// would wait for a commit (and an fsync) of its own.
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := inWrite(ctx)
+		res, err := tx.StmtContext(ctx, s.ws.setWaiting).ExecContext(ctx, waiting, conversationID, waiting)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("set waiting: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, err
 	}
 	if n == 0 {
 		// Unchanged, or no such conversation: tell them apart.

@@ -36,6 +36,7 @@ func ownsAgent(ctx context.Context, q interface {
 }
 
 func (s *Store) CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error) {
+	defer s.keys.invalidate()
 	k := domain.WidgetKey{Key: key, AgentID: agentID, AccountID: accountID, Active: true, CreatedAt: now()}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := ownsAgent(ctx, tx, accountID, agentID); err != nil {
@@ -73,6 +74,7 @@ func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.W
 }
 
 func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error) {
+	defer s.keys.invalidate()
 	k, err := scanKey(s.w.QueryRowContext(ctx, `
 		UPDATE widget_keys SET active = ? WHERE key = ? AND account_id = ?
 		RETURNING `+keyCols, active, key, accountID))
@@ -82,9 +84,18 @@ func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active 
 	return k, nil
 }
 
+// AgentByKey is answered from keyCache when it can (see keycache.go).
 func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error) {
+	a, gen, ok := s.keys.get(key)
+	if ok {
+		return a, nil
+	}
 	a, err := scanAgent(s.queryRow(ctx, `
 		SELECT `+agentCols+` FROM agents
 		WHERE id = (SELECT agent_id FROM widget_keys WHERE key = ? AND active = 1)`, key))
-	return a, notFound(err, domain.ErrKeyInvalid)
+	if err != nil {
+		return a, notFound(err, domain.ErrKeyInvalid)
+	}
+	s.keys.put(key, a, gen)
+	return a, nil
 }

@@ -27,6 +27,7 @@ func touchAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string) erro
 }
 
 func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	e.ID = secret.KnowledgeID()
 	if e.Kind == "" {
 		e.Kind = domain.KindQA
@@ -50,6 +51,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 }
 
 func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	if e.Kind == "" {
 		e.Kind = domain.KindQA
 	}
@@ -68,6 +70,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 }
 
 func (s *Store) DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error {
+	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err

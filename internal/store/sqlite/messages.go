@@ -27,17 +27,16 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	}
 	var c domain.Conversation
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := inWrite(ctx)
 		var err error
-		c, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, n.ConversationID))
+		c, err = scanConversation(tx.StmtContext(ctx, s.ws.conversation).QueryRowContext(ctx, n.ConversationID))
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
 		if n.RequireMode != "" && n.RequireMode != c.Mode {
 			return domain.ErrModeChanged
 		}
-		res, err := tx.ExecContext(ctx, `
-			INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`,
+		res, err := tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx,
 			m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, millis(m.CreatedAt))
 		if err != nil {
 			return err
@@ -53,6 +52,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		} else {
 			// Handed back to the AI: nobody holds it any more, as in SetMode.
 			c.AssigneeID, c.AssigneeName = "", ""
+			if n.SetWaiting {
+				c.Waiting = true
+			}
 		}
 		if n.Role == domain.RoleAI {
 			if n.Unanswered {
@@ -62,10 +64,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			}
 		}
 		c.LastMessageAt, c.LastMessage = m.CreatedAt, m.Text
-		_, err = tx.ExecContext(ctx, `
-			UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
-				last_message_at = ?, last_message = ?
-			WHERE id = ?`,
+		_, err = tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
 			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(m.CreatedAt), m.Text, m.ConversationID)
 		return err
 	})
@@ -86,7 +85,7 @@ func (s *Store) MessagesAfter(ctx context.Context, conversationID string, role d
 	}
 	return s.messages(ctx, `SELECT `+messageCols+` FROM messages
 		WHERE conversation_id = ? AND role = ? AND seq > ?
-		ORDER BY seq LIMIT ?`, conversationID, role, after, limit)
+		ORDER BY seq LIMIT `+limitArg, conversationID, role, after, limit)
 }
 
 func (s *Store) messages(ctx context.Context, query string, args ...any) ([]domain.Message, error) {

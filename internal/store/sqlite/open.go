@@ -27,9 +27,11 @@ const readers = 4
 
 // Store is a store.Store backed by one SQLite file.
 type Store struct {
-	w     *sql.DB   // exactly one connection: every write goes here
-	r     *sql.DB   // read-only pool for plain reads
-	reads stmtCache // prepared statements on r
+	w     *sql.DB    // exactly one connection: every write goes here
+	r     *sql.DB    // read-only pool for plain reads
+	reads stmtCache  // prepared statements on r
+	ws    writeStmts // prepared statements on w, for the hot writes
+	keys  keyCache   // widget key → agent
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
@@ -73,21 +75,29 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 
+	s := &Store{w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{})}
+	if err := s.ws.prepare(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
+
 	// query_only makes an accidental write through the read pool fail
 	// instead of racing the writer for the lock.
 	r, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
 	if err != nil {
+		s.ws.close()
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	if err := r.PingContext(ctx); err != nil {
+		s.ws.close()
 		w.Close()
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	s := &Store{w: w, r: r, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{})}
+	s.r = r
 	go s.committer()
 	return s, nil
 }
@@ -132,5 +142,5 @@ func (s *Store) Close() error {
 	s.closing.Unlock()
 	<-s.committerDone
 	s.reads.close()
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.ws.close(), s.r.Close(), s.w.Close())
 }

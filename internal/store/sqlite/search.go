@@ -37,7 +37,7 @@ func foldExistingMessages(ctx context.Context, tx *sql.Tx) error {
 	for {
 		// Read the whole batch before writing: the rows of a query must be
 		// closed before the same connection runs the updates.
-		rows, err := tx.QueryContext(ctx, `SELECT seq, text FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, after, foldBatch)
+		rows, err := tx.QueryContext(ctx, `SELECT seq, text FROM messages WHERE seq > ? ORDER BY seq LIMIT `+limitArg, after, foldBatch)
 		if err != nil {
 			return err
 		}

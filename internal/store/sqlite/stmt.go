@@ -3,14 +3,23 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 )
 
 // Reads go through prepared statements kept for the life of the store:
 // parsing SQL is a large part of a short read's cost in SQLite, and
 // database/sql keeps each statement prepared on every pooled connection.
-// (A profile of the widget's poll still shows SQLite re-preparing them
-// often — docs/benchmarks.md lists it as the next thing to look at.)
+
+// limitArg is the way to write a LIMIT taken from a parameter: "LIMIT " +
+// limitArg. SQLite reads the value bound to a bare "LIMIT ?" while it plans
+// the statement, and so marks the statement to be compiled again whenever
+// that parameter is bound anew — on every run. A kept statement with a bare
+// "LIMIT ?" was re-prepared each time (a fifth of the widget poll's CPU
+// went to sqlite3Reprepare). Inside a CAST the planner does not look at the
+// value, and the one compiled plan is reused. TestNoBareLimitParameter
+// keeps it that way.
+const limitArg = `CAST(? AS INTEGER)`
 
 type stmtCache struct {
 	mu    sync.Mutex
@@ -36,7 +45,15 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // queryRow and query run a read on the read pool with a cached statement.
+//
+// queryRow is for lookups of one row by a key, which take microseconds: it
+// does not let ctx interrupt them once started (a request gone before then
+// still fails with ctx's error), which spares the driver a goroutine per
+// statement to watch ctx.
 func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if ctx.Err() == nil {
+		ctx = context.WithoutCancel(ctx)
+	}
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		// A *sql.Row can only carry an error through a query; this one
@@ -61,4 +78,84 @@ func (c *stmtCache) close() {
 		st.Close()
 	}
 	c.stmts = nil
+}
+
+// The writes of the widget's hot paths (a chat message, a new
+// conversation, and the savepoints every grouped write runs in) use
+// statements prepared once on the writer connection. They are prepared in
+// Open, before the committer starts: afterwards the committer holds the
+// one writer connection for whole batches, and preparing through s.w would
+// have to wait for it. Inside a write, tx.StmtContext finds the statement
+// already prepared on the transaction's connection and reuses it.
+type writeStmts struct {
+	savepoint, rollbackTo, release *sql.Stmt
+
+	conversation  *sql.Stmt // the conversation row, by id
+	insertMessage *sql.Stmt
+	afterMessage  *sql.Stmt // the conversation's state after a message
+	setWaiting    *sql.Stmt
+
+	admitLimits *sql.Stmt // the account's limits, joined with the agent
+	admitUsage  *sql.Stmt // the period's usage
+	insertConv  *sql.Stmt
+	upsertUsage *sql.Stmt
+
+	all []*sql.Stmt // every one of the above, to close
+}
+
+func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
+	var err error
+	prep := func(query string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		if st, err = db.PrepareContext(ctx, query); err == nil {
+			w.all = append(w.all, st)
+		}
+		return st
+	}
+	w.savepoint = prep(`SAVEPOINT w`)
+	w.rollbackTo = prep(`ROLLBACK TO w`)
+	w.release = prep(`RELEASE w`)
+	w.conversation = prep(`SELECT ` + convCols + ` FROM conversations WHERE id = ?`)
+	w.insertMessage = prep(`
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`)
+	w.afterMessage = prep(`
+		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
+			last_message_at = ?, last_message = ?
+		WHERE id = ?`)
+	w.setWaiting = prep(`UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`)
+	w.admitLimits = prep(`
+		SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
+		FROM accounts a JOIN agents g ON g.account_id = a.id
+		WHERE a.id = ? AND g.id = ?`)
+	w.admitUsage = prep(`
+		SELECT conversations, overage_conversations, overage_cents
+		FROM usage WHERE account_id = ? AND period = ?`)
+	w.insertConv = prep(`
+		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	w.upsertUsage = prep(`
+		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, period) DO UPDATE SET
+			conversations = excluded.conversations,
+			overage_conversations = excluded.overage_conversations,
+			overage_cents = excluded.overage_cents`)
+	if err != nil {
+		w.close()
+		return err
+	}
+	return nil
+}
+
+func (w *writeStmts) close() error {
+	var errs []error
+	for _, st := range w.all {
+		errs = append(errs, st.Close())
+	}
+	w.all = nil
+	return errors.Join(errs...)
 }

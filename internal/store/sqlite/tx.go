@@ -36,6 +36,13 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return <-req.done
 }
 
+// inWrite is the context for the statements of a queued write. The
+// committer starts a write only while its caller still waits, and then
+// finishes it even if the caller leaves (see write). Without a Done channel
+// the driver also skips the goroutine it starts per statement to watch for
+// a cancellation, on the committer's path that every write shares.
+func inWrite(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 // scanner is what *sql.Row and *sql.Rows have in common.
 type scanner interface {
 	Scan(dest ...any) error

@@ -160,4 +160,33 @@ func testWaitingAndMisses(t *testing.T, s store.Store) {
 	if got, _ := s.Conversation(ctx, quiet.ID); got.Waiting {
 		t.Fatal("operator reply did not end the wait in the store")
 	}
+
+	// An AI message can start the wait in its own transaction: the
+	// handoff message and the wait are stored together.
+	asked := f.conversation(t, s, base.Add(2))
+	_, conv, err = s.AddMessage(ctx, store.NewMessage{ConversationID: asked.ID, Role: domain.RoleAI, Text: "A person will answer.",
+		RequireMode: domain.ModeAI, Unanswered: true, SetWaiting: true})
+	noErr(t, "AddMessage with SetWaiting", err)
+	if !conv.Waiting || conv.Misses != 1 || conv.Mode != domain.ModeAI {
+		t.Fatalf("AddMessage with SetWaiting returned %+v", conv)
+	}
+	if got, _ := s.Conversation(ctx, asked.ID); !got.Waiting || got.LastMessage != "A person will answer." {
+		t.Fatalf("AddMessage with SetWaiting stored %+v", got)
+	}
+	if changed, _ := s.SetWaiting(ctx, asked.ID, true); changed {
+		t.Fatal("SetWaiting(true) after AddMessage with SetWaiting reported a change")
+	}
+	// A message that leaves the conversation human-handled does not start
+	// a wait, and one refused by RequireMode changes nothing.
+	_, conv, err = s.AddMessage(ctx, store.NewMessage{ConversationID: quiet.ID, Role: domain.RoleVisitor, Text: "?", SetWaiting: true})
+	noErr(t, "AddMessage visitor with SetWaiting in human mode", err)
+	if conv.Waiting {
+		t.Fatalf("a human-handled conversation started waiting: %+v", conv)
+	}
+	_, _, err = s.AddMessage(ctx, store.NewMessage{ConversationID: quiet.ID, Role: domain.RoleAI, Text: "late",
+		RequireMode: domain.ModeAI, SetWaiting: true})
+	wantErr(t, "AddMessage AI after takeover", err, domain.ErrModeChanged)
+	if got, _ := s.Conversation(ctx, quiet.ID); got.Waiting || got.LastMessage == "late" {
+		t.Fatalf("a refused AI message changed the conversation: %+v", got)
+	}
 }
