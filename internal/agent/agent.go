@@ -57,3 +57,18 @@ func PublicConfig(raw json.RawMessage) json.RawMessage {
 	out, _ := json.Marshal(m) // re-encoding a decoded map cannot fail
 	return out
 }
+
+// Instant is implemented by responders that answer from memory, with no
+// backend that could be slow or unreachable (the knowledge-base agent). For
+// them the chat service stores the visitor's message and the reply in one
+// write: nothing is gained by storing the message first, since there is no
+// 502 or 504 to survive, and a chat then costs one durable write, not two.
+type Instant interface {
+	Instant(a domain.Agent) bool
+}
+
+// IsInstant reports whether r answers agent a instantly (see Instant).
+func IsInstant(r Responder, a domain.Agent) bool {
+	i, ok := r.(Instant)
+	return ok && i.Instant(a)
+}

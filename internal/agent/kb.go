@@ -79,6 +79,9 @@ const (
 	searchDepth         = 8 // hits looked at for the answer and suggestions
 )
 
+// Instant: the knowledge-base agent answers from memory (see Instant).
+func (kb *KB) Instant(domain.Agent) bool { return true }
+
 func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
 	ix, err := kb.index(ctx, req.Agent)
 	if err != nil {

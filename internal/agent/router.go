@@ -28,3 +28,13 @@ func (r Router) Respond(ctx context.Context, req Request) (Reply, error) {
 	}
 	return r.Default.Respond(ctx, req)
 }
+
+// Instant reports whether the responder that would answer a is instant.
+func (r Router) Instant(a domain.Agent) bool {
+	for _, b := range r.Backends {
+		if b.Enabled(a) {
+			return IsInstant(b, a)
+		}
+	}
+	return IsInstant(r.Default, a)
+}

@@ -25,3 +25,20 @@ func TestRouter(t *testing.T) {
 		}
 	}
 }
+
+// TestRouterInstant: an agent is answered instantly only when the responder
+// that serves it is instant: the knowledge base yes, an LLM no.
+func TestRouterInstant(t *testing.T) {
+	llm := fixed{"llm", func(a domain.Agent) bool { return a.ID == "with-llm" }}
+	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return nil, nil })
+	r := Router{Backends: []Backend{llm}, Default: kb}
+	if IsInstant(r, domain.Agent{ID: "with-llm"}) {
+		t.Error("an agent answered by an LLM is instant")
+	}
+	if !IsInstant(r, domain.Agent{ID: "plain"}) {
+		t.Error("an agent answered by the knowledge base is not instant")
+	}
+	if IsInstant(Router{Default: fixed{name: "other"}}, domain.Agent{}) {
+		t.Error("a responder that does not say it is instant is taken for one")
+	}
+}

@@ -30,7 +30,9 @@ type ChatResult struct {
 
 // Chat stores the visitor's message and, while the AI handles the
 // conversation, returns the AI's reply. The message is stored before the AI
-// is asked, so an AI failure (502/504) never loses it.
+// is asked, so an AI failure (502/504) never loses it; with an instant
+// responder (the knowledge base) both are stored in one write instead
+// (chatInstant).
 func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if err := checkKey(in.Key); err != nil {
 		return ChatResult{}, err
@@ -56,9 +58,12 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 		return ChatResult{}, domain.ErrConversationInvalid
 	}
 
-	_, conv, err = s.store.AddMessage(ctx, store.NewMessage{
-		ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(),
-	})
+	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now()}
+	if conv.Mode == domain.ModeAI && agent.IsInstant(s.responder, ag) {
+		return s.chatInstant(ctx, ag, conv, visitor, lang)
+	}
+
+	_, conv, err = s.store.AddMessage(ctx, visitor)
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -66,28 +71,16 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if conv.Mode == domain.ModeHuman {
 		return ChatResult{Handoff: true}, nil
 	}
-
-	settings := handoff.Parse(ag.Config)
-	var reply agent.Reply
-	wantsHuman := settings.Enabled && handoff.AsksForHuman(in.Text)
-	if wantsHuman {
-		// The visitor asked for a person: no need to ask the AI.
-		reply = agent.Reply{Text: settings.Message(lang)}
-	} else {
-		if reply, err = s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: in.Text, Lang: lang}); err != nil {
-			return ChatResult{}, err
-		}
-		reply, wantsHuman = applyHandoff(reply, settings, conv.Misses, lang)
+	reply, wantsHuman, err := s.reply(ctx, ag, conv, in.Text, lang)
+	if err != nil {
+		return ChatResult{}, err
 	}
 
 	// Stored only if no operator took over while the AI was thinking: from
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	_, _, err = s.store.AddMessage(ctx, store.NewMessage{
-		ConversationID: conv.ID, Role: domain.RoleAI, Text: reply.Text, CreatedAt: s.now(),
-		RequireMode: domain.ModeAI, Unanswered: reply.Unanswered, SetWaiting: wantsHuman,
-	})
+	_, _, err = s.store.AddMessage(ctx, aiMessage(conv.ID, reply, wantsHuman, s.now()))
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
 	}
@@ -96,6 +89,73 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	}
 	s.changed(conv.AccountID, conv.ID)
 	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
+}
+
+// chatInstant is Chat for an agent whose responder answers from memory
+// (agent.Instant): it answers first, then stores the visitor's message and
+// the reply in one write. The reply is left out if an operator took the
+// conversation over meanwhile (the visitor's message is kept: the operator
+// answers it). Should the responder fail after all, the message is stored
+// alone and the error returned, as when it is stored first.
+func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string) (ChatResult, error) {
+	keep := func() error {
+		_, conv, err := s.store.AddMessage(context.WithoutCancel(ctx), visitor)
+		if err == nil {
+			s.changed(conv.AccountID, conv.ID)
+		}
+		return err
+	}
+	reply, wantsHuman, err := func() (agent.Reply, bool, error) {
+		defer func() {
+			if p := recover(); p != nil {
+				keep() // the server answers 500; the message stays
+				panic(p)
+			}
+		}()
+		return s.reply(ctx, ag, conv, visitor.Text, lang)
+	}()
+	if err != nil {
+		if kerr := keep(); kerr != nil {
+			err = kerr
+		}
+		return ChatResult{}, err
+	}
+	conv, stored, err := s.store.AddExchange(ctx, visitor, aiMessage(conv.ID, reply, wantsHuman, s.now()))
+	if err != nil {
+		return ChatResult{}, err
+	}
+	s.changed(conv.AccountID, conv.ID)
+	if !stored {
+		return ChatResult{Handoff: true}, nil
+	}
+	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
+}
+
+// reply is the agent's answer to a visitor's text in a conversation the AI
+// handles, and whether the conversation should now wait for a human: the
+// handoff message when the visitor asks for a person (the AI is not
+// asked), else the AI's reply adjusted to the agent's handoff settings.
+func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conversation, text, lang string) (agent.Reply, bool, error) {
+	settings := handoff.Parse(ag.Config)
+	if settings.Enabled && handoff.AsksForHuman(text) {
+		return agent.Reply{Text: settings.Message(lang)}, true, nil
+	}
+	r, err := s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: text, Lang: lang})
+	if err != nil {
+		return agent.Reply{}, false, err
+	}
+	r, wantsHuman := applyHandoff(r, settings, conv.Misses, lang)
+	return r, wantsHuman, nil
+}
+
+// aiMessage is the AI's reply as stored: only while the AI still handles
+// the conversation, counted as a miss when unanswered, with the wait for a
+// human when the reply hands over.
+func aiMessage(convID string, r agent.Reply, wantsHuman bool, at time.Time) store.NewMessage {
+	return store.NewMessage{
+		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: at,
+		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman,
+	}
 }
 
 // applyHandoff adjusts an AI reply to the agent's handoff settings: with

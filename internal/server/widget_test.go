@@ -204,6 +204,23 @@ func (f responderFunc) Respond(ctx context.Context, req agent.Request) (agent.Re
 	return f(ctx, req)
 }
 
+// instantFunc is a responderFunc that says it answers from memory
+// (agent.Instant), as the knowledge base does: the chat service then stores
+// the visitor's message together with the reply.
+type instantFunc responderFunc
+
+func (f instantFunc) Respond(ctx context.Context, req agent.Request) (agent.Reply, error) {
+	return f(ctx, req)
+}
+func (instantFunc) Instant(domain.Agent) bool { return true }
+
+// both runs a test with a responder whose reply is stored after the
+// visitor's message (an LLM) and with one whose reply is stored with it.
+func both(t *testing.T, f responderFunc, test func(t *testing.T, r agent.Responder)) {
+	t.Run("stored first", func(t *testing.T) { test(t, f) })
+	t.Run("instant", func(t *testing.T) { test(t, instantFunc(f)) })
+}
+
 func TestChatAIFailuresKeepTheMessage(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -222,17 +239,19 @@ func TestChatAIFailuresKeepTheMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, envOptions{responder: tt.responder, aiTimeout: 50 * time.Millisecond})
-			conv, _ := e.start()
-			r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "keep me"}, nil)
-			wantError(t, r, tt.status, "")
-			if strings.Contains(string(r.raw), "secret-backend") || strings.Contains(string(r.raw), "boom") {
-				t.Fatalf("error leaks the cause: %s", r.raw)
-			}
-			msgs := e.messages(conv)
-			if len(msgs) != 1 || msgs[0].Text != "keep me" || msgs[0].Role != domain.RoleVisitor {
-				t.Fatalf("visitor message not kept: %+v", msgs)
-			}
+			both(t, tt.responder, func(t *testing.T, responder agent.Responder) {
+				e := newEnv(t, envOptions{responder: responder, aiTimeout: 50 * time.Millisecond})
+				conv, _ := e.start()
+				r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "keep me"}, nil)
+				wantError(t, r, tt.status, "")
+				if strings.Contains(string(r.raw), "secret-backend") || strings.Contains(string(r.raw), "boom") {
+					t.Fatalf("error leaks the cause: %s", r.raw)
+				}
+				msgs := e.messages(conv)
+				if len(msgs) != 1 || msgs[0].Text != "keep me" || msgs[0].Role != domain.RoleVisitor {
+					t.Fatalf("visitor message not kept: %+v", msgs)
+				}
+			})
 		})
 	}
 }
@@ -241,11 +260,17 @@ func TestChatAIFailuresKeepTheMessage(t *testing.T) {
 // answer is dropped and the visitor gets the handoff body.
 func TestTakeoverDuringAIAnswer(t *testing.T) {
 	thinking, proceed := make(chan struct{}), make(chan struct{})
-	e := newEnv(t, envOptions{responder: responderFunc(func(context.Context, agent.Request) (agent.Reply, error) {
-		close(thinking)
+	both(t, func(context.Context, agent.Request) (agent.Reply, error) {
+		thinking <- struct{}{}
 		<-proceed
 		return agent.Reply{Text: "late AI answer"}, nil
-	})})
+	}, func(t *testing.T, responder agent.Responder) {
+		takeoverDuringAIAnswer(t, responder, thinking, proceed)
+	})
+}
+
+func takeoverDuringAIAnswer(t *testing.T, responder agent.Responder, thinking, proceed chan struct{}) {
+	e := newEnv(t, envOptions{responder: responder})
 	conv, _ := e.start()
 	done := make(chan response)
 	go func() {
@@ -253,15 +278,19 @@ func TestTakeoverDuringAIAnswer(t *testing.T) {
 	}()
 	<-thinking
 	e.api("POST", "/api/v1/conversations/"+conv+"/takeover", nil)
-	close(proceed)
+	proceed <- struct{}{}
 	r := <-done
 	if r.status != 200 || r.str("handoff") != "human" {
 		t.Fatalf("want the handoff body, got %d %s", r.status, r.raw)
 	}
-	for _, m := range e.messages(conv) {
+	msgs := e.messages(conv)
+	for _, m := range msgs {
 		if m.Role == domain.RoleAI {
 			t.Fatalf("the late AI answer was stored: %+v", m)
 		}
+	}
+	if len(msgs) != 1 || msgs[0].Text != "hi" {
+		t.Fatalf("the visitor's message was not kept for the operator: %+v", msgs)
 	}
 }
 

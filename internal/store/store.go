@@ -73,6 +73,14 @@ type Store interface {
 	// AddMessage stores a message and returns it with the conversation as
 	// it is after the write. See NewMessage for the conditional forms.
 	AddMessage(ctx context.Context, m NewMessage) (domain.Message, domain.Conversation, error)
+	// AddExchange stores a visitor's message and the agent's reply to it in
+	// one write, for agents that answer at once (the built-in knowledge
+	// base). msg is stored as AddMessage would; reply only if the
+	// conversation, after msg, admits it (an operator may have taken over
+	// meanwhile: reply.RequireMode). It returns the conversation after the
+	// write and whether the reply was stored. Either both are on disk when
+	// it returns, or (on an error) neither.
+	AddExchange(ctx context.Context, msg, reply NewMessage) (domain.Conversation, bool, error)
 	// Messages lists a conversation's messages oldest first.
 	Messages(ctx context.Context, conversationID string) ([]domain.Message, error)
 	// MessagesAfter lists up to limit messages of one role with Seq > after,

@@ -24,6 +24,72 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // promises unique values; concurrent transactions may commit them out of
 // order.)
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
+	var m domain.Message
+	var c domain.Conversation
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		if c, err = lockConversation(ctx, tx, n.ConversationID); err != nil {
+			return err
+		}
+		if !n.Admits(c) {
+			return domain.ErrModeChanged
+		}
+		if m, err = insertMessage(ctx, tx, n); err != nil {
+			return err
+		}
+		c = n.Apply(c, m.CreatedAt)
+		return saveConversation(ctx, tx, c)
+	})
+	if err != nil {
+		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
+	}
+	return m, c, nil
+}
+
+// AddExchange is AddMessage for two messages in one transaction, under one
+// lock of the conversation row.
+func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
+	var c domain.Conversation
+	var stored bool
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		stored = false
+		if c, err = lockConversation(ctx, tx, msg.ConversationID); err != nil {
+			return err
+		}
+		if !msg.Admits(c) {
+			return domain.ErrModeChanged
+		}
+		m, err := insertMessage(ctx, tx, msg)
+		if err != nil {
+			return err
+		}
+		c = msg.Apply(c, m.CreatedAt)
+		if reply.Admits(c) {
+			if m, err = insertMessage(ctx, tx, reply); err != nil {
+				return err
+			}
+			c, stored = reply.Apply(c, m.CreatedAt), true
+		}
+		return saveConversation(ctx, tx, c)
+	})
+	if err != nil {
+		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
+	}
+	return c, stored, nil
+}
+
+// lockConversation reads a conversation and locks its row until the
+// transaction ends (see AddMessage).
+func lockConversation(ctx context.Context, tx pgx.Tx, id string) (domain.Conversation, error) {
+	c, err := scanConversation(tx.QueryRow(ctx,
+		`SELECT `+convCols+` FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, id))
+	return c, notFound(err, domain.ErrNotFound)
+}
+
+// insertMessage inserts n (created now if n has no time) and returns it
+// with its seq.
+func insertMessage(ctx context.Context, tx pgx.Tx, n store.NewMessage) (domain.Message, error) {
 	m := domain.Message{
 		ConversationID: n.ConversationID,
 		Role:           n.Role,
@@ -34,55 +100,21 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	if n.CreatedAt.IsZero() {
 		m.CreatedAt = now()
 	}
-	var c domain.Conversation
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		var err error
-		c, err = scanConversation(tx.QueryRow(ctx,
-			`SELECT `+convCols+` FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, n.ConversationID))
-		if err != nil {
-			return notFound(err, domain.ErrNotFound)
-		}
-		if n.RequireMode != "" && n.RequireMode != c.Mode {
-			return domain.ErrModeChanged
-		}
-		err = tx.QueryRow(ctx, `
-			INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,
-			m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, m.CreatedAt).Scan(&m.Seq)
-		if err != nil {
-			return err
-		}
-		if n.SetMode != "" {
-			c.Mode = n.SetMode
-		}
-		if c.Mode == domain.ModeHuman {
-			c.Waiting = false
-		} else {
-			// Handed back to the AI: nobody holds it any more, as in SetMode.
-			c.AssigneeID, c.AssigneeName = "", ""
-			if n.SetWaiting {
-				c.Waiting = true
-			}
-		}
-		if n.Role == domain.RoleAI {
-			if n.Unanswered {
-				c.Misses++
-			} else {
-				c.Misses = 0
-			}
-		}
-		c.LastMessageAt, c.LastMessage = m.CreatedAt, m.Text
-		_, err = tx.Exec(ctx, `
-			UPDATE conversations SET mode = $1, waiting = $2, misses = $3, assignee_id = $4, assignee_name = $5,
-				last_message_at = $6, last_message = $7
-			WHERE id = $8`,
-			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, m.CreatedAt, m.Text, m.ConversationID)
-		return err
-	})
-	if err != nil {
-		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
-	}
-	return m, c, nil
+	err := tx.QueryRow(ctx, `
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,
+		m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, m.CreatedAt).Scan(&m.Seq)
+	return m, err
+}
+
+// saveConversation writes what a message changes of a conversation.
+func saveConversation(ctx context.Context, tx pgx.Tx, c domain.Conversation) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE conversations SET mode = $1, waiting = $2, misses = $3, assignee_id = $4, assignee_name = $5,
+			last_message_at = $6, last_message = $7
+		WHERE id = $8`,
+		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.LastMessageAt, c.LastMessage, c.ID)
+	return err
 }
 
 func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {

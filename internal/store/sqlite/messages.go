@@ -15,6 +15,72 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // writer transaction, so an AI reply cannot slip in after an operator's
 // takeover has committed.
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
+	var m domain.Message
+	var c domain.Conversation
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := inWrite(ctx)
+		var err error
+		if c, err = s.writeConversation(ctx, tx, n.ConversationID); err != nil {
+			return err
+		}
+		if !n.Admits(c) {
+			return domain.ErrModeChanged
+		}
+		if m, err = s.insertMessage(ctx, tx, n); err != nil {
+			return err
+		}
+		c = n.Apply(c, m.CreatedAt)
+		return s.saveConversation(ctx, tx, c)
+	})
+	if err != nil {
+		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
+	}
+	return m, c, nil
+}
+
+// AddExchange is AddMessage for two messages in one write: the
+// conversation is read and updated once.
+func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
+	var c domain.Conversation
+	var stored bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := inWrite(ctx)
+		var err error
+		stored = false
+		if c, err = s.writeConversation(ctx, tx, msg.ConversationID); err != nil {
+			return err
+		}
+		if !msg.Admits(c) {
+			return domain.ErrModeChanged
+		}
+		m, err := s.insertMessage(ctx, tx, msg)
+		if err != nil {
+			return err
+		}
+		c = msg.Apply(c, m.CreatedAt)
+		if reply.Admits(c) {
+			if m, err = s.insertMessage(ctx, tx, reply); err != nil {
+				return err
+			}
+			c, stored = reply.Apply(c, m.CreatedAt), true
+		}
+		return s.saveConversation(ctx, tx, c)
+	})
+	if err != nil {
+		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
+	}
+	return c, stored, nil
+}
+
+// writeConversation reads a conversation inside a write.
+func (s *Store) writeConversation(ctx context.Context, tx *sql.Tx, id string) (domain.Conversation, error) {
+	c, err := scanConversation(tx.StmtContext(ctx, s.ws.conversation).QueryRowContext(ctx, id))
+	return c, notFound(err, domain.ErrNotFound)
+}
+
+// insertMessage inserts n (created now if n has no time) and returns it
+// with its seq.
+func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, n store.NewMessage) (domain.Message, error) {
 	m := domain.Message{
 		ConversationID: n.ConversationID,
 		Role:           n.Role,
@@ -25,53 +91,20 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	if n.CreatedAt.IsZero() {
 		m.CreatedAt = now()
 	}
-	var c domain.Conversation
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := inWrite(ctx)
-		var err error
-		c, err = scanConversation(tx.StmtContext(ctx, s.ws.conversation).QueryRowContext(ctx, n.ConversationID))
-		if err != nil {
-			return notFound(err, domain.ErrNotFound)
-		}
-		if n.RequireMode != "" && n.RequireMode != c.Mode {
-			return domain.ErrModeChanged
-		}
-		res, err := tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx,
-			m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, millis(m.CreatedAt))
-		if err != nil {
-			return err
-		}
-		if m.Seq, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		if n.SetMode != "" {
-			c.Mode = n.SetMode
-		}
-		if c.Mode == domain.ModeHuman {
-			c.Waiting = false
-		} else {
-			// Handed back to the AI: nobody holds it any more, as in SetMode.
-			c.AssigneeID, c.AssigneeName = "", ""
-			if n.SetWaiting {
-				c.Waiting = true
-			}
-		}
-		if n.Role == domain.RoleAI {
-			if n.Unanswered {
-				c.Misses++
-			} else {
-				c.Misses = 0
-			}
-		}
-		c.LastMessageAt, c.LastMessage = m.CreatedAt, m.Text
-		_, err = tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
-			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(m.CreatedAt), m.Text, m.ConversationID)
-		return err
-	})
+	res, err := tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx,
+		m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, millis(m.CreatedAt))
 	if err != nil {
-		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
+		return domain.Message{}, err
 	}
-	return m, c, nil
+	m.Seq, err = res.LastInsertId()
+	return m, err
+}
+
+// saveConversation writes what a message changes of a conversation.
+func (s *Store) saveConversation(ctx context.Context, tx *sql.Tx, c domain.Conversation) error {
+	_, err := tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
+		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(c.LastMessageAt), c.LastMessage, c.ID)
+	return err
 }
 
 func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"BadCursor", testBadCursor},
 		{"SetMode", testSetMode},
 		{"Messages", testMessages},
+		{"AddExchange", testAddExchange},
 		{"ModeChanged", testModeChanged},
 		{"OperatorTakeover", testOperatorTakeover},
 		{"MessagesAfter", testMessagesAfter},
