@@ -39,6 +39,7 @@ func main() {
 	flag.IntVar(&cfg.Requests, "requests", 100000, "stop after this many requests")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "stop after this long")
 	flag.IntVar(&cfg.LongPolls, "long-polls", 0, "extra visitors that each hold a long poll open for the whole run")
+	flag.DurationVar(&cfg.Ramp, "ramp", 0, "the long-poll visitors arrive evenly over this long (0: all at once)")
 	pid := flag.Int("server-pid", 0, "the server's process id, to report its peak RSS")
 	flag.Parse()
 	if cfg.Key == "" {

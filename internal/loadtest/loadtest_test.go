@@ -139,3 +139,36 @@ func TestBalancer(t *testing.T) {
 		t.Error("a non-loopback backend was accepted")
 	}
 }
+
+// TestRamp: long-poll visitors arrive spread over the ramp, not at once.
+func TestRamp(t *testing.T) {
+	var mu sync.Mutex
+	var inits []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/widget/init":
+			mu.Lock()
+			inits = append(inits, time.Now())
+			mu.Unlock()
+			json.NewEncoder(w).Encode(map[string]string{"conversation_id": "cv_1"})
+		case "/api/widget/poll":
+			<-r.Context().Done() // held until the run ends
+		}
+	}))
+	defer srv.Close()
+	start := time.Now()
+	_, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: "poll", Visitors: 1, Sources: 1,
+		Requests: 1 << 20, Duration: 600 * time.Millisecond, LongPolls: 4, Ramp: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(inits) < 5 { // 4 long-poll visitors and the one hammering
+		t.Fatalf("%d inits, want 5", len(inits))
+	}
+	last := inits[len(inits)-1].Sub(start)
+	if last < 250*time.Millisecond {
+		t.Errorf("the last visitor arrived after %v, want about 300ms (3 of 4 steps of a 400ms ramp)", last)
+	}
+}

@@ -27,6 +27,7 @@ type Config struct {
 	Requests  int           // stop after this many requests in all
 	Duration  time.Duration // and after this long, whichever comes first
 	LongPolls int           // in "visitors" mode: this many extra visitors park a long poll (wait=25) and hold it
+	Ramp      time.Duration // the long-poll visitors arrive evenly over this long (0: all at once)
 }
 
 // ErrNotLoopback refuses any target that is not on this machine.
@@ -73,7 +74,14 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 	var wg sync.WaitGroup
 	for i := range cfg.LongPolls {
 		v := &visitor{cfg: cfg, c: clients[i%len(clients)], stats: stats}
-		wg.Go(func() { v.holdLongPoll(ctx) })
+		delay := cfg.Ramp * time.Duration(i) / time.Duration(cfg.LongPolls)
+		wg.Go(func() {
+			select {
+			case <-time.After(delay):
+				v.holdLongPoll(ctx)
+			case <-ctx.Done():
+			}
+		})
 	}
 	for i := range cfg.Visitors {
 		v := &visitor{cfg: cfg, c: clients[i%len(clients)], stats: stats}
