@@ -6,7 +6,9 @@
 //
 // "parley-load proxy -listen 127.0.0.1:8099 -backends URL,URL,…" runs
 // instead the small round-robin load balancer the several-instance
-// benchmark puts in front of the instances (loopback only as well).
+// benchmark puts in front of the instances (loopback only as well), and
+// "parley-load null -listen 127.0.0.1:8097" a server that answers the
+// widget API with fixed bodies: the load tool's own ceiling.
 package main
 
 import (
@@ -25,8 +27,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "proxy" {
-		proxy(os.Args[2:])
+	if len(os.Args) > 1 && (os.Args[1] == "proxy" || os.Args[1] == "null") {
+		serveLoopback(os.Args[1], os.Args[2:])
 		return
 	}
 	var cfg loadtest.Config
@@ -63,31 +65,36 @@ func main() {
 	}
 }
 
-// proxy serves the round-robin balancer until interrupted.
-func proxy(args []string) {
-	fs := flag.NewFlagSet("proxy", flag.ExitOnError)
+// serveLoopback serves the round-robin balancer ("proxy") or the null
+// server ("null") on a loopback address until interrupted.
+func serveLoopback(what string, args []string) {
+	fs := flag.NewFlagSet(what, flag.ExitOnError)
 	listen := fs.String("listen", "127.0.0.1:8099", "address to listen on (loopback only)")
-	backends := fs.String("backends", "", "comma-separated base URLs of the instances (loopback only)")
+	backends := fs.String("backends", "", "proxy: comma-separated base URLs of the instances (loopback only)")
 	fs.Parse(args)
 	if err := loadtest.CheckTarget("http://" + *listen); err != nil {
-		fmt.Fprintln(os.Stderr, "parley-load proxy: -listen:", err)
+		fmt.Fprintf(os.Stderr, "parley-load %s: -listen: %v\n", what, err)
 		os.Exit(2)
 	}
-	lb, err := loadtest.NewBalancer(strings.Split(*backends, ","))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "parley-load proxy:", err)
-		os.Exit(2)
+	handler := loadtest.NullServer()
+	if what == "proxy" {
+		lb, err := loadtest.NewBalancer(strings.Split(*backends, ","))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "parley-load proxy:", err)
+			os.Exit(2)
+		}
+		handler = lb
 	}
-	srv := &http.Server{Addr: *listen, Handler: lb, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: *listen, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
 		<-ctx.Done()
 		srv.Close()
 	}()
-	fmt.Printf("balancing %s over %s\n", *listen, *backends)
+	fmt.Printf("parley-load %s on %s\n", what, *listen)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(os.Stderr, "parley-load proxy:", err)
+		fmt.Fprintf(os.Stderr, "parley-load %s: %v\n", what, err)
 		os.Exit(1)
 	}
 }

@@ -172,3 +172,26 @@ func TestRamp(t *testing.T) {
 		t.Errorf("the last visitor arrived after %v, want about 300ms (3 of 4 steps of a 400ms ramp)", last)
 	}
 }
+
+// TestNullServer: the load tool runs against the null server without an
+// error status on any endpoint.
+func TestNullServer(t *testing.T) {
+	srv := httptest.NewServer(NullServer())
+	defer srv.Close()
+	stats, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: "visitors", Visitors: 4, Sources: 2, Chats: 2, Requests: 100, Duration: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range stats.Summaries() {
+		for status, count := range s.Statuses {
+			if status != http.StatusOK {
+				t.Errorf("%s: %d × %d", s.Endpoint, count, status)
+			}
+			n += count
+		}
+	}
+	if n != 100 {
+		t.Errorf("%d requests recorded, want 100", n)
+	}
+}
