@@ -48,7 +48,7 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, after int64) (res 
 		case <-woken:
 			unsub()
 			woken, unsub = s.notifier.Subscribe(in.ConversationID)
-			s.offStack(func() { res, err = s.pollOnce(rctx, in.ConversationID, after) })
+			s.offStack(func() { res, err = s.pollOnce(rctx, "", in.ConversationID, after) })
 			if err != nil || len(res.Messages) > 0 || res.Human != startHuman {
 				return res, err
 			}
@@ -59,7 +59,7 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, after int64) (res 
 		}
 		// Time is up (or the client left, or we shut down): answer with
 		// the current state rather than an error.
-		s.offStack(func() { res, err = s.pollOnce(rctx, in.ConversationID, after) })
+		s.offStack(func() { res, err = s.pollOnce(rctx, "", in.ConversationID, after) })
 		return res, err
 	}
 }

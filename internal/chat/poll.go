@@ -53,21 +53,6 @@ func (s *Service) Poll(ctx context.Context, in PollInput) (PollResult, error) {
 	return s.pollNow(ctx, in.Key, in.ConversationID, after) // pollnow.go
 }
 
-func (s *Service) pollOnce(ctx context.Context, convID string, after int64) (PollResult, error) {
-	msgs, err := s.store.MessagesAfter(ctx, convID, domain.RoleOperator, after, pollBatch)
-	if err != nil {
-		return PollResult{}, err
-	}
-	conv, err := s.store.Conversation(ctx, convID)
-	if err != nil {
-		return PollResult{}, err
-	}
-	if len(msgs) > 0 {
-		after = msgs[len(msgs)-1].Seq
-	}
-	return PollResult{Messages: msgs, Cursor: EncodeCursor(after), Human: conv.Mode == domain.ModeHuman}, nil
-}
-
 // Cursors are opaque to clients: "c" and the message sequence number in base
 // 36. The prefix lets the format change later without breaking old cursors.
 func EncodeCursor(seq int64) string { return "c" + strconv.FormatInt(seq, 36) }

@@ -8,29 +8,41 @@ import (
 )
 
 // pollNow answers a short poll (no wait), and makes a long poll's first
-// check, with one read of the messages and one of the conversation. Read
-// after the messages, the conversation both proves that it belongs to the key's agent
-// and gives the mode that goes with them (an operator's reply and its
-// takeover are one write). Messages of a conversation that turns out not
-// to be the key's are dropped unseen.
+// check: pollOnce, for a conversation that must belong to the key's agent.
 func (s *Service) pollNow(ctx context.Context, key, convID string, after int64) (PollResult, error) {
 	ag, err := s.store.AgentByKey(ctx, key)
 	if err != nil {
 		return PollResult{}, err
 	}
-	msgs, err := s.store.MessagesAfter(ctx, convID, domain.RoleOperator, after, pollBatch)
-	if err != nil {
-		return PollResult{}, err
-	}
-	conv, err := s.store.Conversation(ctx, convID)
-	if errors.Is(err, domain.ErrNotFound) || (err == nil && conv.AgentID != ag.ID) {
+	return s.pollOnce(ctx, ag.ID, convID, after)
+}
+
+// pollOnce reads what a poll returns now. Most polls find nothing new: the
+// conversation's poll state (its agent, mode and latest operator message,
+// which the SQLite store keeps in memory) answers them without reading
+// messages. When there is news, the messages are read and then the state
+// again, so that the mode returned goes with them (an operator's reply and
+// its takeover are one write). With agentID set, a conversation of another
+// agent is the spec's "conversation is invalid".
+func (s *Service) pollOnce(ctx context.Context, agentID, convID string, after int64) (PollResult, error) {
+	st, err := s.store.PollState(ctx, convID)
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && agentID != "" && st.AgentID != agentID) {
 		return PollResult{}, domain.ErrConversationInvalid
 	}
 	if err != nil {
 		return PollResult{}, err
 	}
-	if len(msgs) > 0 {
-		after = msgs[len(msgs)-1].Seq
+	msgs := []domain.Message{}
+	if st.LastOperatorSeq > after {
+		if msgs, err = s.store.MessagesAfter(ctx, convID, domain.RoleOperator, after, pollBatch); err != nil {
+			return PollResult{}, err
+		}
+		if st, err = s.store.PollState(ctx, convID); err != nil {
+			return PollResult{}, err
+		}
+		if len(msgs) > 0 {
+			after = msgs[len(msgs)-1].Seq
+		}
 	}
-	return PollResult{Messages: msgs, Cursor: EncodeCursor(after), Human: conv.Mode == domain.ModeHuman}, nil
+	return PollResult{Messages: msgs, Cursor: EncodeCursor(after), Human: st.Mode == domain.ModeHuman}, nil
 }

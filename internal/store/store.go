@@ -81,6 +81,11 @@ type Store interface {
 	// write and whether the reply was stored. Either both are on disk when
 	// it returns, or (on an error) neither.
 	AddExchange(ctx context.Context, msg, reply NewMessage) (domain.Conversation, bool, error)
+	// PollState is what a widget's poll needs of a conversation: its agent,
+	// its mode and the seq of its latest operator message (0 if none), so a
+	// poll with nothing new reads nothing else. domain.ErrNotFound if there
+	// is no such conversation.
+	PollState(ctx context.Context, conversationID string) (PollState, error)
 	// Messages lists a conversation's messages oldest first.
 	Messages(ctx context.Context, conversationID string) ([]domain.Message, error)
 	// MessagesAfter lists up to limit messages of one role with Seq > after,
@@ -187,6 +192,13 @@ type NewMessage struct {
 	SetMode        domain.Mode
 	Unanswered     bool
 	SetWaiting     bool
+}
+
+// PollState: see Store.PollState.
+type PollState struct {
+	AgentID         string
+	Mode            domain.Mode
+	LastOperatorSeq int64
 }
 
 // ConversationFilter selects and pages conversations, newest first.

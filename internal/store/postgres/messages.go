@@ -145,3 +145,14 @@ func (s *Store) messages(ctx context.Context, query string, args ...any) ([]doma
 	}
 	return msgs, nil
 }
+
+// PollState reads what a poll needs in one query (PostgreSQL serves several
+// instances: nothing is cached).
+func (s *Store) PollState(ctx context.Context, id string) (store.PollState, error) {
+	var st store.PollState
+	err := s.pool.QueryRow(ctx, `
+		SELECT agent_id, mode,
+			COALESCE((SELECT max(seq) FROM messages WHERE conversation_id = c.id AND role = 'operator'), 0)
+		FROM conversations c WHERE id = $1`, id).Scan(&st.AgentID, &st.Mode, &st.LastOperatorSeq)
+	return st, notFound(err, domain.ErrNotFound)
+}

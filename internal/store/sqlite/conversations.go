@@ -160,6 +160,7 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 		return false, fmt.Errorf("set mode: unknown mode %q", m)
 	}
 	changed := false
+	defer s.polls.forget(conversationID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var cur domain.Mode
 		err := tx.QueryRowContext(ctx, `SELECT mode FROM conversations WHERE id = ?`, conversationID).Scan(&cur)
@@ -215,6 +216,7 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, bool, error) {
 	var c domain.Conversation
 	won := false
+	defer s.polls.forget(conversationID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		c, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, conversationID))

@@ -15,6 +15,9 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // writer transaction, so an AI reply cannot slip in after an operator's
 // takeover has committed.
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
+	if changesPollState(n) {
+		defer s.polls.forget(n.ConversationID)
+	}
 	var m domain.Message
 	var c domain.Conversation
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -41,6 +44,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 // AddExchange is AddMessage for two messages in one write: the
 // conversation is read and updated once.
 func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
+	if changesPollState(msg) || changesPollState(reply) {
+		defer s.polls.forget(msg.ConversationID)
+	}
 	var c domain.Conversation
 	var stored bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -70,6 +76,12 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
 	}
 	return c, stored, nil
+}
+
+// changesPollState reports whether storing n can change its conversation's
+// store.PollState: an operator message, or one that sets the mode.
+func changesPollState(n store.NewMessage) bool {
+	return n.Role == domain.RoleOperator || n.SetMode != ""
 }
 
 // writeConversation reads a conversation inside a write.

@@ -32,6 +32,7 @@ type Store struct {
 	reads stmtCache  // prepared statements on r
 	ws    writeStmts // prepared statements on w, for the hot writes
 	keys  keyCache   // widget key → agent
+	polls pollCache  // conversation → what a poll needs
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}

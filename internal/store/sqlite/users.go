@@ -105,6 +105,7 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 // two owners deleting each other at once cannot leave the account with
 // none. The user's sessions go with it (ON DELETE CASCADE).
 func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error {
+	defer s.polls.forgetAll() // its conversations go back to the AI
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var role domain.UserRole
 		err := tx.QueryRowContext(ctx, `SELECT role FROM users WHERE id = ? AND account_id = ?`, userID, accountID).

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SetMode", testSetMode},
 		{"Messages", testMessages},
 		{"AddExchange", testAddExchange},
+		{"PollState", testPollState},
 		{"ModeChanged", testModeChanged},
 		{"OperatorTakeover", testOperatorTakeover},
 		{"MessagesAfter", testMessagesAfter},
