@@ -2,8 +2,12 @@ package sqlite
 
 import (
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
+	"parley/internal/domain"
+	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -58,4 +62,66 @@ func TestPollCacheBound(t *testing.T) {
 	if len(c.states) != maxPollStates || len(c.reading) != 0 {
 		t.Fatalf("%d states, %d reads in flight", len(c.states), len(c.reading))
 	}
+}
+
+// TestPollStateAfterWritesUnderReaders: however readers race to fill the
+// cache, once a write returns every PollState shows it — the next operator
+// message, the mode it set.
+func TestPollStateAfterWritesUnderReaders(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "o@example.com", Name: "O", PasswordHash: "h", Limits: domain.Limits{MonthlyConversations: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := s.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "Bot", Key: secret.WidgetKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := s.CreateConversation(ctx, store.NewConversation{ID: secret.ConversationID(), AgentID: ag.ID, AccountID: acc.ID, VisitorID: secret.VisitorID(), CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := s.PollState(ctx, conv.ID); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	modes := []domain.Mode{domain.ModeHuman, domain.ModeAI}
+	for i := range 60 {
+		var want store.PollState
+		if i%3 == 2 {
+			if _, err := s.SetMode(ctx, conv.ID, modes[i%2]); err != nil {
+				t.Fatal(err)
+			}
+			prev, _ := s.PollState(ctx, conv.ID)
+			want = store.PollState{AgentID: ag.ID, Mode: modes[i%2], LastOperatorSeq: prev.LastOperatorSeq}
+		} else {
+			m, c, err := s.AddMessage(ctx, store.NewMessage{ConversationID: conv.ID, Role: domain.RoleOperator, Text: "hi", OperatorName: "Ana", SetMode: modes[i%2]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = store.PollState{AgentID: ag.ID, Mode: c.Mode, LastOperatorSeq: m.Seq}
+		}
+		for range 3 {
+			if got, err := s.PollState(ctx, conv.ID); err != nil || got != want {
+				t.Fatalf("write %d: PollState = %+v (%v), want %+v", i, got, err, want)
+			}
+		}
+	}
+	close(done)
+	wg.Wait()
 }
