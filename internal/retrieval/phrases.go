@@ -16,9 +16,11 @@ import (
 // base's.
 //
 // One rule a line: the pattern, "=>", then the words it becomes. Pattern
-// words are folded; "a|b" is either, "word*" any word starting so, and up
-// to maxPhraseGap other words may stand between two pattern words ("send
-// the lamp back"). Replacement words starting with "+" are added and the
+// words are folded; "a|b" is either, "word*" any word starting so, a lone
+// "*" any one word, and up to maxPhraseGap other words may stand between
+// two pattern words ("send the lamp back"). Patterns see words as the
+// tokenizer makes them: one-letter words are gone ("nu l-am folosit" is
+// nu, am, folosit) and apostrophes are dropped ("don't" is dont). Replacement words starting with "+" are added and the
 // matched words kept ("Italy" stays Italy and also means abroad). Rules
 // apply in order, each to the result of the ones before.
 var phraseRules = map[string]string{
@@ -57,7 +59,7 @@ var phraseRules = map[string]string{
 	"ro": `
 		da|dau|dai|dea|trimit*|aduc*|duc* inapoi => returna
 		ban* inapoi => rambursare bani
-		nu l-am|am folosit|desfacut => nefolosit
+		nu am folosit|desfacut => nefolosit
 		nu mai pornest*|merge|functione*|porneste|functioneaza => defect
 		inchid* cont*|profil* => sterge cont
 		tin|tine minte => uitat
