@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"parley/internal/testsvc"
 )
 
 // Three instances of the real binary on loopback ports, on one PostgreSQL
@@ -30,20 +32,8 @@ type proc struct {
 
 func redisURL(t *testing.T) string {
 	t.Helper()
-	u := os.Getenv("PARLEY_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	host := strings.TrimPrefix(strings.Split(u, "/")[2], "")
-	c, err := net.DialTimeout("tcp", host, time.Second)
-	if err != nil {
-		msg := "the cluster test needs Redis (PARLEY_TEST_REDIS_URL, default " + u + ")"
-		if os.Getenv("PARLEY_TEST_REDIS") == "required" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	c.Close()
+	testsvc.Redis(t) // skipped without a Redis unless required
+	host := strings.Split(testsvc.RedisURL(), "/")[2]
 	// A database of its own, so parallel runs do not share counters.
 	return fmt.Sprintf("redis://%s/%d", host, 1+rand.IntN(15))
 }

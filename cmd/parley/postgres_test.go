@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"parley/internal/secret"
+	"parley/internal/testsvc"
 )
 
 // postgresURL gives a URL of a fresh schema on the test server, dropped
@@ -16,14 +16,7 @@ import (
 // unless PARLEY_TEST_POSTGRES=required.
 func postgresURL(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("PARLEY_TEST_POSTGRES_URL")
-	if base == "" {
-		msg := "PostgreSQL tests need PARLEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-		if os.Getenv("PARLEY_TEST_POSTGRES") == "required" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	base := testsvc.PostgresURL(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {

@@ -2,23 +2,17 @@ package notify
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
+
+	"parley/internal/testsvc"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func postgresPool(t *testing.T) (*pgxpool.Pool, string) {
 	t.Helper()
-	url := os.Getenv("PARLEY_TEST_POSTGRES_URL")
-	if url == "" {
-		msg := "PostgreSQL tests need PARLEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-		if os.Getenv("PARLEY_TEST_POSTGRES") == "required" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	url := testsvc.PostgresURL(t)
 	pool, err := pgxpool.New(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)

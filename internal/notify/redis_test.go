@@ -5,42 +5,19 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"parley/internal/testsvc"
+
 	"github.com/redis/go-redis/v9"
 )
 
-// testRedis connects to the Redis named by PARLEY_TEST_REDIS_URL (default
-// the local one). Without a Redis the test is skipped, unless
-// PARLEY_TEST_REDIS=required, as in CI, where a skip would hide that
-// nothing was tested.
-func testRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	url := os.Getenv("PARLEY_TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("PARLEY_TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		if os.Getenv("PARLEY_TEST_REDIS") == "required" {
-			t.Fatalf("PARLEY_TEST_REDIS=required but Redis at %s is unusable: %v", url, err)
-		}
-		t.Skipf("no Redis at %s (%v); set PARLEY_TEST_REDIS_URL to use another, PARLEY_TEST_REDIS=required to fail instead of skipping", url, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+// testRedis is the test Redis (package testsvc: skipped without one unless
+// required).
+func testRedis(t *testing.T) *redis.Client { return testsvc.Redis(t) }
 
 // testChannel is a channel no other test run listens on. Pub/sub channels
 // leave nothing behind in Redis, so there is nothing to clean up.

@@ -7,12 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"parley/internal/testsvc"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -24,27 +25,9 @@ import (
 // hide that nothing was tested.
 func testRedis(tb testing.TB) (*redis.Client, string) {
 	tb.Helper()
-	url := os.Getenv("PARLEY_TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		tb.Fatalf("PARLEY_TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		if os.Getenv("PARLEY_TEST_REDIS") == "required" {
-			tb.Fatalf("PARLEY_TEST_REDIS=required but Redis at %s is unusable: %v", url, err)
-		}
-		tb.Skipf("no Redis at %s (%v); set PARLEY_TEST_REDIS_URL to use another, PARLEY_TEST_REDIS=required to fail instead of skipping", url, err)
-	}
+	c := testsvc.Redis(tb)
 	prefix := "parley-test:" + rand.Text() + ":rl:"
-	tb.Cleanup(func() {
-		defer c.Close()
+	tb.Cleanup(func() { // before testsvc's Close: cleanups run last first
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var keys []string

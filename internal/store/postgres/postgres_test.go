@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -21,22 +20,12 @@ import (
 	"parley/internal/secret"
 	"parley/internal/store"
 	"parley/internal/store/storetest"
+	"parley/internal/testsvc"
 )
 
-// serverURL is the PostgreSQL server the tests use. Without one they skip,
-// unless PARLEY_TEST_POSTGRES=required (CI with a server) makes that a
-// failure, so a misconfigured CI cannot pass by skipping.
-func serverURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("PARLEY_TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("PARLEY_TEST_POSTGRES") == "required" {
-			t.Fatal("PARLEY_TEST_POSTGRES=required but PARLEY_TEST_POSTGRES_URL is not set")
-		}
-		t.Skip("PostgreSQL tests need PARLEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	}
-	return u
-}
+// serverURL is the PostgreSQL server the tests use (package testsvc:
+// skipped without one unless required).
+func serverURL(t testing.TB) string { return testsvc.PostgresURL(t) }
 
 // freshSchema creates an empty schema with a random name and drops it when
 // the test ends, and returns a URL that puts the store in it. Each test
