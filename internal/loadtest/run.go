@@ -1,16 +1,16 @@
 package loadtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +58,13 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 	if cfg.Visitors < 1 || cfg.Requests < 1 || cfg.Duration <= 0 {
 		return nil, errors.New("visitors, requests and duration must be positive")
 	}
+	u, _ := url.Parse(cfg.Target) // CheckTarget parsed it
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	prefix := strings.TrimSuffix(u.Path, "/")
+
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	stats := NewStats()
@@ -65,17 +72,39 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 	budget.Store(int64(cfg.Requests))
 	take := func() bool { return budget.Add(-1) >= 0 }
 
-	// One client per source address: each visitor's connections come from
-	// its own 127.x address, as distinct visitors' would.
-	clients := make([]*http.Client, max(cfg.Sources, 1))
-	for i := range clients {
-		clients[i] = client(sourceAddr(i, cfg.Sources))
+	// Each visitor has its own connection from its own 127.x source
+	// address (several visitors share one when there are more visitors
+	// than sources), as distinct visitors' would. Each keeps its own
+	// numbers, merged at the end, so recording costs no lock.
+	newVisitor := func(i int) *visitor {
+		return &visitor{
+			cfg: cfg, prefix: prefix, stats: newShard(),
+			c: newWireConn(addr, u.Host, sourceAddr(i%max(cfg.Sources, 1), cfg.Sources), 40*time.Second),
+		}
 	}
 	var wg sync.WaitGroup
+	// A request in flight when the run ends is cut off by closing its
+	// connection: the run is bounded in time.
+	var mu sync.Mutex
+	var all []*visitor
+	start := func(v *visitor, work func()) {
+		mu.Lock()
+		all = append(all, v)
+		mu.Unlock()
+		wg.Go(work)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, v := range all {
+			v.c.interrupt()
+		}
+	})
+	defer stop()
 	for i := range cfg.LongPolls {
-		v := &visitor{cfg: cfg, c: clients[i%len(clients)], stats: stats}
+		v := newVisitor(i)
 		delay := cfg.Ramp * time.Duration(i) / time.Duration(cfg.LongPolls)
-		wg.Go(func() {
+		start(v, func() {
 			select {
 			case <-time.After(delay):
 				v.holdLongPoll(ctx)
@@ -84,14 +113,17 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 		})
 	}
 	for i := range cfg.Visitors {
-		v := &visitor{cfg: cfg, c: clients[i%len(clients)], stats: stats}
-		wg.Go(func() {
+		v := newVisitor(i)
+		start(v, func() {
 			for ctx.Err() == nil && v.round(ctx, take) {
 			}
 		})
 	}
 	wg.Wait()
 	stats.Stop()
+	for _, v := range all {
+		stats.merge(v.stats)
+	}
 	return stats, nil
 }
 
@@ -105,25 +137,16 @@ func sourceAddr(i, n int) net.Addr {
 	return &net.TCPAddr{IP: net.IPv4(127, byte(x>>16), byte(x>>8), byte(x))}
 }
 
-func client(local net.Addr) *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second, LocalAddr: local}
-	return &http.Client{
-		Timeout: 40 * time.Second,
-		Transport: &http.Transport{
-			DialContext:         d.DialContext,
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     30 * time.Second,
-			DisableCompression:  true,
-		},
-	}
-}
-
 type visitor struct {
-	cfg   Config
-	c     *http.Client
-	stats *Stats
-	conv  string
-	cur   string
+	cfg    Config
+	prefix string // the target URL's path, before /api/…
+	c      *wireConn
+	stats  *shard
+	conv   string
+	cur    string
+
+	chatBodies [][]byte // per question, built once per conversation
+	pollPath   string   // built once per cursor
 }
 
 // round is one unit of work for the mode; false when the budget is spent.
@@ -149,7 +172,7 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 		if !take() {
 			return false
 		}
-		v.chat(ctx, questions[0])
+		v.chat(ctx, 0)
 	case "poll":
 		if !take() {
 			return false
@@ -160,7 +183,7 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 			if !take() {
 				return false
 			}
-			v.chat(ctx, questions[i%len(questions)])
+			v.chat(ctx, i%len(questions))
 			if !take() {
 				return false
 			}
@@ -173,33 +196,47 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 var questions = []string{"What are your opening hours?", "How much does shipping cost?", "Do you ship abroad?", "Talk to a human"}
 
 func (v *visitor) init(ctx context.Context) int {
-	var r struct {
-		ConversationID string `json:"conversation_id"`
-	}
-	status := v.post(ctx, "POST /api/widget/init", "/api/widget/init", map[string]any{"key": v.cfg.Key}, &r)
+	body, _ := json.Marshal(map[string]string{"key": v.cfg.Key})
+	status, resp := v.do(ctx, "POST /api/widget/init", http.MethodPost, "/api/widget/init", body)
 	if status == http.StatusOK {
-		v.conv, v.cur = r.ConversationID, ""
+		var r struct {
+			ConversationID string `json:"conversation_id"`
+		}
+		json.Unmarshal(resp, &r)
+		v.conv, v.cur, v.pollPath = r.ConversationID, "", ""
+		v.chatBodies = v.chatBodies[:0]
+		for _, q := range questions {
+			b, _ := json.Marshal(map[string]string{"key": v.cfg.Key, "conversation_id": v.conv, "text": q})
+			v.chatBodies = append(v.chatBodies, b)
+		}
 	}
 	return status
 }
 
-func (v *visitor) chat(ctx context.Context, text string) int {
-	return v.post(ctx, "POST /api/widget/chat", "/api/widget/chat", map[string]any{"key": v.cfg.Key, "conversation_id": v.conv, "text": text}, nil)
+func (v *visitor) chat(ctx context.Context, question int) int {
+	status, _ := v.do(ctx, "POST /api/widget/chat", http.MethodPost, "/api/widget/chat", v.chatBodies[question])
+	return status
 }
 
 func (v *visitor) poll(ctx context.Context, wait int) int {
-	q := url.Values{"key": {v.cfg.Key}, "conversation_id": {v.conv}, "wait": {fmt.Sprint(wait)}}
-	if v.cur != "" {
-		q.Set("after", v.cur)
-	}
-	var r struct{ Cursor string }
 	ep := "GET /api/widget/poll"
 	if wait > 0 {
 		ep = "GET /api/widget/poll (long)"
 	}
-	status := v.do(ctx, ep, http.MethodGet, "/api/widget/poll?"+q.Encode(), nil, &r)
+	if v.pollPath == "" {
+		q := url.Values{"key": {v.cfg.Key}, "conversation_id": {v.conv}, "wait": {strconv.Itoa(wait)}}
+		if v.cur != "" {
+			q.Set("after", v.cur)
+		}
+		v.pollPath = "/api/widget/poll?" + q.Encode()
+	}
+	status, resp := v.do(ctx, ep, http.MethodGet, v.pollPath, nil)
 	if status == http.StatusOK {
-		v.cur = r.Cursor
+		var r struct{ Cursor string }
+		json.Unmarshal(resp, &r)
+		if r.Cursor != v.cur {
+			v.cur, v.pollPath = r.Cursor, ""
+		}
 	}
 	return status
 }
@@ -211,37 +248,22 @@ func (v *visitor) holdLongPoll(ctx context.Context) {
 		return
 	}
 	for ctx.Err() == nil {
+		v.pollPath = "" // wait=25, not the hammer's wait=0
 		v.poll(ctx, 25)
 	}
 }
 
-func (v *visitor) post(ctx context.Context, ep, path string, body, out any) int {
-	b, _ := json.Marshal(body)
-	return v.do(ctx, ep, http.MethodPost, path, b, out)
-}
-
-func (v *visitor) do(ctx context.Context, ep, method, path string, body []byte, out any) int {
-	req, err := http.NewRequestWithContext(ctx, method, v.cfg.Target+path, bytes.NewReader(body))
-	if err != nil {
-		return 0
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	start := time.Now()
-	res, err := v.c.Do(req)
+// do makes one request and records it; a request cut off because the
+// run ended is not counted.
+func (v *visitor) do(ctx context.Context, ep, method, path string, body []byte) (int, []byte) {
+	begin := time.Now()
+	status, resp, err := v.c.do(method, v.prefix+path, body)
 	if err != nil {
 		if ctx.Err() == nil {
-			v.stats.Record(ep, 0, time.Since(start))
+			v.stats.record(ep, 0, time.Since(begin))
 		}
-		return 0
+		return 0, nil
 	}
-	defer res.Body.Close()
-	var buf bytes.Buffer
-	io.Copy(&buf, res.Body)
-	v.stats.Record(ep, res.StatusCode, time.Since(start))
-	if out != nil && res.StatusCode == http.StatusOK {
-		json.Unmarshal(buf.Bytes(), out)
-	}
-	return res.StatusCode
+	v.stats.record(ep, status, time.Since(begin))
+	return status, resp
 }

@@ -116,3 +116,38 @@ func round(d time.Duration) time.Duration {
 	}
 	return d.Round(time.Microsecond)
 }
+
+// shard is one visitor's own numbers, kept without a lock and merged into
+// the run's Stats when it ends.
+type shard struct {
+	latencies map[string][]time.Duration
+	statuses  map[string]map[int]int
+}
+
+func newShard() *shard {
+	return &shard{latencies: map[string][]time.Duration{}, statuses: map[string]map[int]int{}}
+}
+
+func (s *shard) record(endpoint string, status int, d time.Duration) {
+	s.latencies[endpoint] = append(s.latencies[endpoint], d)
+	if s.statuses[endpoint] == nil {
+		s.statuses[endpoint] = map[int]int{}
+	}
+	s.statuses[endpoint][status]++
+}
+
+func (s *Stats) merge(sh *shard) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ep, ls := range sh.latencies {
+		s.latencies[ep] = append(s.latencies[ep], ls...)
+	}
+	for ep, m := range sh.statuses {
+		if s.statuses[ep] == nil {
+			s.statuses[ep] = map[int]int{}
+		}
+		for code, n := range m {
+			s.statuses[ep][code] += n
+		}
+	}
+}
