@@ -29,10 +29,10 @@ type wireConn struct {
 
 	mu      sync.Mutex // guards c and stopped against interrupt, from another goroutine
 	stopped bool
-	c       net.Conn   // written only by the goroutine making the requests
+	c       net.Conn // written only by the goroutine making the requests
 	r       *bufio.Reader
-	out  []byte // the request being written
-	body []byte // the last response body; reused
+	out     []byte // the request being written
+	body    []byte // the last response body; reused
 }
 
 func newWireConn(addr, host string, local net.Addr, timeout time.Duration) *wireConn {
