@@ -42,8 +42,11 @@ func newWireConn(addr, host string, local net.Addr, timeout time.Duration) *wire
 var errMalformed = errors.New("malformed HTTP response")
 
 // do sends one request and returns the status and the body, which stays
-// valid until the next call. A connection the server closed while it sat
-// idle is dialled again and the request sent once more, as net/http does.
+// valid until the next call. When a kept-alive connection ends before a
+// byte of the answer — the server closed it while it sat idle — the
+// request is sent once more on a new connection. (net/http resends only
+// what it knows to be safe to repeat; a load tool's chat sent twice is
+// harmless.)
 func (w *wireConn) do(method, target string, body []byte) (int, []byte, error) {
 	w.out = w.out[:0]
 	w.out = append(w.out, method...)
@@ -77,6 +80,12 @@ func (w *wireConn) do(method, target string, body []byte) (int, []byte, error) {
 var errIdleClosed = errors.New("connection closed before the response")
 
 func (w *wireConn) roundTrip() (int, error) {
+	w.mu.Lock()
+	stopped := w.stopped
+	w.mu.Unlock()
+	if stopped {
+		return 0, net.ErrClosed
+	}
 	if w.c == nil {
 		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: w.local}
 		c, err := d.Dial("tcp", w.addr)
@@ -97,7 +106,15 @@ func (w *wireConn) roundTrip() (int, error) {
 			w.r.Reset(c)
 		}
 	}
+	// Under mu, so an interrupt cannot fall between the check and the
+	// deadline it would otherwise be overwritten by.
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return 0, net.ErrClosed
+	}
 	w.c.SetDeadline(time.Now().Add(w.timeout))
+	w.mu.Unlock()
 	if _, err := w.c.Write(w.out); err != nil {
 		w.close()
 		return 0, errIdleClosed
@@ -111,12 +128,15 @@ func (w *wireConn) roundTrip() (int, error) {
 		return 0, err
 	}
 	// "HTTP/1.1 200 OK\r\n"
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return 0, errMalformed
 	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return 0, errMalformed
+	status := 0
+	for _, d := range line[9:12] {
+		if d < '0' || d > '9' {
+			return 0, errMalformed
+		}
+		status = status*10 + int(d-'0')
 	}
 	length, chunked, closing := -1, false, false
 	for {
@@ -135,7 +155,7 @@ func (w *wireConn) roundTrip() (int, error) {
 		value = bytes.TrimSpace(value)
 		switch {
 		case bytes.EqualFold(name, []byte("Content-Length")):
-			if length, err = strconv.Atoi(string(value)); err != nil {
+			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 {
 				return 0, errMalformed
 			}
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
@@ -146,6 +166,8 @@ func (w *wireConn) roundTrip() (int, error) {
 	}
 	w.body = w.body[:0]
 	switch {
+	case status < 200 || status == 204 || status == 304:
+		// No body, whatever the headers say (RFC 9112, section 6.3).
 	case chunked:
 		err = w.readChunked()
 	case length >= 0:
