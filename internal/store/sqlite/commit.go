@@ -56,6 +56,11 @@ func (s *Store) commitBatch(batch []writeReq) {
 		}
 		return
 	}
+	defer func() {
+		for i, req := range batch {
+			req.done <- results[i]
+		}
+	}()
 	for i, req := range batch {
 		if err := req.ctx.Err(); err != nil {
 			results[i] = err // the caller gave up before its turn: do nothing
@@ -63,16 +68,17 @@ func (s *Store) commitBatch(batch []writeReq) {
 		}
 		results[i] = s.inSavepoint(tx, req)
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	// Before any writer hears back: a read after a write returned must
+	// find the conversation cache as the write left it.
+	s.applyChanges(err == nil)
+	if err != nil {
 		// Nothing of the batch is on disk: every write failed.
 		for i := range results {
 			if results[i] == nil {
 				results[i] = err
 			}
 		}
-	}
-	for i, req := range batch {
-		req.done <- results[i]
 	}
 }
 
@@ -87,19 +93,35 @@ func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
 	if err := exec(s.ws.savepoint); err != nil {
 		return err
 	}
+	// What the write records for the conversation cache (convcache.go) goes
+	// with it when it is undone; when it may not have been, every cached
+	// conversation is forgotten, which is always safe.
+	mark := len(s.changes)
+	undo := func() error {
+		rbErr := exec(s.ws.rollbackTo)
+		if rbErr == nil {
+			s.changes = s.changes[:mark]
+		} else {
+			s.changedAll()
+		}
+		exec(s.ws.release)
+		return rbErr
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("sqlite: write panicked: %v", v)
-			exec(s.ws.rollbackTo)
-			exec(s.ws.release)
+			undo()
 		}
 	}()
 	if err := req.fn(tx); err != nil {
-		if rbErr := exec(s.ws.rollbackTo); rbErr != nil {
+		if rbErr := undo(); rbErr != nil {
 			return errors.Join(err, rbErr)
 		}
-		exec(s.ws.release)
 		return err
 	}
-	return exec(s.ws.release)
+	if err := exec(s.ws.release); err != nil {
+		s.changedAll()
+		return err
+	}
+	return nil
 }

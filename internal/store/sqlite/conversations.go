@@ -77,19 +77,17 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt)); err != nil {
 			return err
 		}
-		_, err = tx.StmtContext(ctx, s.ws.upsertUsage).ExecContext(ctx,
-			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents)
-		return err
+		if _, err = tx.StmtContext(ctx, s.ws.upsertUsage).ExecContext(ctx,
+			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents); err != nil {
+			return err
+		}
+		s.wrote(c)
+		return nil
 	})
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", constraintErr(err))
 	}
 	return c, nil
-}
-
-func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversation, error) {
-	c, err := scanConversation(s.queryRow(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, id))
-	return c, notFound(err, domain.ErrNotFound)
 }
 
 // Conversations pages newest first with a keyset on (created_at, id): a page
@@ -171,6 +169,7 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 			return nil
 		}
 		changed = true
+		s.changed(conversationID)
 		// A human taking over ends the wait for one. This takeover has no
 		// dashboard user (TakeOver records one), and a release to the AI
 		// ends the assignment: either way the assignee is cleared.
@@ -191,6 +190,7 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ctx := inWrite(ctx)
+		s.changed(conversationID)
 		res, err := tx.StmtContext(ctx, s.ws.setWaiting).ExecContext(ctx, waiting, conversationID, waiting)
 		if err != nil {
 			return err
@@ -227,6 +227,7 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 			return nil // someone holds it already; c names them
 		}
 		won = true
+		s.changed(conversationID)
 		c.Mode, c.Waiting, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, userID, userName
 		_, err = tx.ExecContext(ctx, `UPDATE conversations
 			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,

@@ -11,11 +11,11 @@ import (
 	"parley/internal/store"
 )
 
-// TestPollCacheStaleRead: a read that began before a write to its
+// TestExactCacheStaleRead: a read that began before a write to its
 // conversation was committed does not store what it read, and one that
 // began after does; other conversations' reads are unaffected.
-func TestPollCacheStaleRead(t *testing.T) {
-	var c pollCache
+func TestExactCacheStaleRead(t *testing.T) {
+	c := newExactCache[store.PollState](maxPollStates)
 	old := store.PollState{AgentID: "ag", Mode: "ai", LastOperatorSeq: 1}
 
 	_, r, ok := c.get("cv1")
@@ -51,16 +51,16 @@ func TestPollCacheStaleRead(t *testing.T) {
 	}
 }
 
-// TestPollCacheBound: the cache never holds more than maxPollStates.
-func TestPollCacheBound(t *testing.T) {
-	var c pollCache
+// TestExactCacheBound: the cache never holds more than maxPollStates.
+func TestExactCacheBound(t *testing.T) {
+	c := newExactCache[store.PollState](maxPollStates)
 	for i := range maxPollStates + 10 {
 		id := strconv.Itoa(i)
 		_, r, _ := c.get(id)
 		c.done(id, r, store.PollState{}, true)
 	}
-	if len(c.states) != maxPollStates || len(c.reading) != 0 {
-		t.Fatalf("%d states, %d reads in flight", len(c.states), len(c.reading))
+	if len(c.values) != maxPollStates || len(c.reading) != 0 {
+		t.Fatalf("%d states, %d reads in flight", len(c.values), len(c.reading))
 	}
 }
 

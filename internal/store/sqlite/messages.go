@@ -84,12 +84,6 @@ func changesPollState(n store.NewMessage) bool {
 	return n.Role == domain.RoleOperator || n.SetMode != ""
 }
 
-// writeConversation reads a conversation inside a write.
-func (s *Store) writeConversation(ctx context.Context, tx *sql.Tx, id string) (domain.Conversation, error) {
-	c, err := scanConversation(tx.StmtContext(ctx, s.ws.conversation).QueryRowContext(ctx, id))
-	return c, notFound(err, domain.ErrNotFound)
-}
-
 // insertMessage inserts n (created now if n has no time) and returns it
 // with its seq.
 func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, n store.NewMessage) (domain.Message, error) {
@@ -112,10 +106,14 @@ func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, n store.NewMessag
 	return m, err
 }
 
-// saveConversation writes what a message changes of a conversation.
+// saveConversation writes what a message changes of a conversation, and
+// records the new value for the conversation cache.
 func (s *Store) saveConversation(ctx context.Context, tx *sql.Tx, c domain.Conversation) error {
 	_, err := tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
 		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(c.LastMessageAt), c.LastMessage, c.ID)
+	if err == nil {
+		s.wrote(c)
+	}
 	return err
 }
 

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -27,12 +28,15 @@ const readers = 4
 
 // Store is a store.Store backed by one SQLite file.
 type Store struct {
-	w     *sql.DB    // exactly one connection: every write goes here
-	r     *sql.DB    // read-only pool for plain reads
-	reads stmtCache  // prepared statements on r
-	ws    writeStmts // prepared statements on w, for the hot writes
-	keys  keyCache   // widget key → agent
-	polls pollCache  // conversation → what a poll needs
+	w     *sql.DB                          // exactly one connection: every write goes here
+	r     *sql.DB                          // read-only pool for plain reads
+	reads stmtCache                        // prepared statements on r
+	ws    writeStmts                       // prepared statements on w, for the hot writes
+	keys  keyCache                         // widget key → agent
+	polls *exactCache[store.PollState]     // conversation → what a poll needs
+	convs *exactCache[domain.Conversation] // conversation → itself (convcache.go)
+	// The current batch's records for convs; only the committer touches it.
+	changes []convChange
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
@@ -76,7 +80,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 
-	s := &Store{w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{})}
+	s := &Store{
+		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
+		polls: newExactCache[store.PollState](maxPollStates),
+		convs: newExactCache[domain.Conversation](maxConversations),
+	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
