@@ -76,6 +76,13 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		}
 	}
 
+	if cfg.PprofAddr != "" {
+		if err := servePprof(ctx, cfg.PprofAddr, log); err != nil {
+			ln.Close()
+			return fmt.Errorf("profiler: %w", err)
+		}
+	}
+
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
 	hub, limiter, closeShared, err := sharedState(ctx, cfg, st, log)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type Config struct {
 	LogLevel       string // "debug", "info", "warn", "error"
 	AITimeout      time.Duration
 	LLM            LLM
+	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -69,6 +71,7 @@ var settings = []setting{
 	{"llm-api-key", "PARLEY_LLM_API_KEY", "", "API key for the LLM backend"},
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
+	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -94,7 +97,7 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 
 	c := Config{
 		Addr: get("addr"), DB: get("db"), BaseURL: strings.TrimRight(get("base-url"), "/"), RedisURL: get("redis-url"),
-		LogFormat: get("log-format"), LogLevel: get("log-level"),
+		LogFormat: get("log-format"), LogLevel: get("log-level"), PprofAddr: get("pprof-addr"),
 		LLM: LLM{BaseURL: get("llm-base-url"), APIKey: get("llm-api-key"), Model: get("llm-model")},
 	}
 	var errs []error
@@ -127,6 +130,10 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	default:
 		errs = append(errs, fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel))
 	}
+	if c.PprofAddr != "" && !loopback(c.PprofAddr) {
+		// The profiler shows memory and stacks: never on a public address.
+		errs = append(errs, fmt.Errorf("pprof address %q: want a loopback host:port such as 127.0.0.1:6060", c.PprofAddr))
+	}
 	if c.DB == "" {
 		errs = append(errs, errors.New("db must not be empty"))
 	}
@@ -141,4 +148,17 @@ func DBFlag(fs *flag.FlagSet, getenv func(string) string) *string {
 		def = v
 	}
 	return fs.String("db", def, "database: a SQLite file path, sqlite:PATH or postgres://… (env PARLEY_DB)")
+}
+
+// loopback reports whether addr is host:port with a loopback IP or localhost.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != ":8080" || c.DB != "parley-data/parley.db" || c.RateLimit != 30 || !c.Demo ||
-		c.AITimeout != 30*time.Second || c.LogFormat != "text" || len(c.TrustedProxies) != 0 || c.LLM.BaseURL != "" || !c.LLM.AgentEndpoints {
+		c.AITimeout != 30*time.Second || c.LogFormat != "text" || len(c.TrustedProxies) != 0 || c.LLM.BaseURL != "" || !c.LLM.AgentEndpoints || c.PprofAddr != "" {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
 }
@@ -27,11 +27,11 @@ func TestFlagsOverrideEnv(t *testing.T) {
 		"PARLEY_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1", "PARLEY_AI_TIMEOUT": "5s",
 		"PARLEY_BASE_URL": "https://chat.example.com/", "PARLEY_LOG_FORMAT": "json",
 	})
-	c, err := Load([]string{"--addr", "127.0.0.1:7000", "--rate-limit=12"}, e, io.Discard)
+	c, err := Load([]string{"--addr", "127.0.0.1:7000", "--rate-limit=12", "--pprof-addr", "[::1]:6060"}, e, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:7000" || c.RateLimit != 12 {
+	if c.Addr != "127.0.0.1:7000" || c.RateLimit != 12 || c.PprofAddr != "[::1]:6060" {
 		t.Fatalf("flags did not override env: %+v", c)
 	}
 	if c.Demo || c.AITimeout != 5*time.Second || c.BaseURL != "https://chat.example.com" || c.LogFormat != "json" {
@@ -56,6 +56,9 @@ func TestBadValues(t *testing.T) {
 		{map[string]string{"PARLEY_AI_TIMEOUT": "30"}, nil, "AI timeout"},
 		{map[string]string{"PARLEY_LOG_FORMAT": "xml"}, nil, "log format"},
 		{map[string]string{"PARLEY_LLM_AGENT_ENDPOINTS": "sometimes"}, nil, "LLM agent endpoints"},
+		{map[string]string{"PARLEY_PPROF_ADDR": "0.0.0.0:6060"}, nil, "pprof address"},
+		{map[string]string{"PARLEY_PPROF_ADDR": ":6060"}, nil, "pprof address"},
+		{nil, []string{"--pprof-addr", "10.0.0.1:6060"}, "pprof address"},
 		{nil, []string{"--nope"}, "flag provided but not defined"},
 		{nil, []string{"extra"}, "unexpected arguments"},
 	}
