@@ -69,6 +69,7 @@ func (s *Store) commitBatch(batch []writeReq) {
 		results[i] = s.inSavepoint(tx, req)
 	}
 	err = tx.Commit()
+	s.nudgeCheckpointer()
 	// Before any writer hears back: a read after a write returned must
 	// find the conversation cache as the write left it.
 	s.applyChanges(err == nil)

@@ -40,6 +40,11 @@ type Store struct {
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
+
+	cp             *sql.DB       // the checkpointer's connection (checkpoint.go)
+	committed      chan struct{} // the committer nudges the checkpointer
+	stopCheckpoint chan struct{}
+	checkpointDone chan struct{}
 	closing       sync.RWMutex // guards closed against sends on writes
 	closed        bool
 }
@@ -62,7 +67,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// BEGIN IMMEDIATE takes the write lock when a transaction starts, so a
 	// transaction that reads and then writes cannot fail halfway with
 	// SQLITE_BUSY if another process holds the file.
-	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate",
+		fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", writerAutoCheckpoint)))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -107,6 +113,23 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	s.r = r
+	cp, err := sql.Open("sqlite", dsn(path))
+	if err == nil {
+		cp.SetMaxOpenConns(1)
+		err = cp.PingContext(ctx)
+	}
+	if err != nil {
+		s.ws.close()
+		w.Close()
+		r.Close()
+		if cp != nil {
+			cp.Close()
+		}
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.cp, s.committed = cp, make(chan struct{}, 1)
+	s.stopCheckpoint, s.checkpointDone = make(chan struct{}), make(chan struct{})
+	go s.checkpointer(cp, s.stopCheckpoint, s.checkpointDone)
 	go s.committer()
 	return s, nil
 }
@@ -147,9 +170,11 @@ func (s *Store) Close() error {
 	if !s.closed {
 		s.closed = true
 		close(s.writes)
+		close(s.stopCheckpoint)
 	}
 	s.closing.Unlock()
 	<-s.committerDone
+	<-s.checkpointDone
 	s.reads.close()
-	return errors.Join(s.ws.close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.ws.close(), s.r.Close(), s.cp.Close(), s.w.Close())
 }
