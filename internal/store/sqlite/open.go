@@ -45,8 +45,8 @@ type Store struct {
 	committed      chan struct{} // the committer nudges the checkpointer
 	stopCheckpoint chan struct{}
 	checkpointDone chan struct{}
-	closing       sync.RWMutex // guards closed against sends on writes
-	closed        bool
+	closing        sync.RWMutex // guards closed against sends on writes
+	closed         bool
 }
 
 var _ store.Store = (*Store)(nil)
