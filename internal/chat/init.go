@@ -28,6 +28,8 @@ type InitResult struct {
 // Init starts a conversation. It counts against the account's monthly
 // allowance; a blocked account gets domain.ErrQuota or domain.ErrSpendCap.
 func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
+	s.starting.Add(1)
+	defer s.starting.Add(-1)
 	if err := checkKey(in.Key); err != nil {
 		return InitResult{}, err
 	}

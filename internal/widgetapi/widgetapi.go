@@ -26,9 +26,10 @@ type API struct {
 
 func New(c *chat.Service) *API { return &API{chat: c} }
 
-// ParkOn makes long polls that have to wait give their connection back to
-// lot while they wait (package park), instead of holding it in a blocked
-// handler. Without it they wait in the handler.
+// ParkOn makes long polls that have to wait, and inits that arrive in a
+// crowd, give their connection back to lot while they wait (package park),
+// instead of holding it in a blocked handler. Without it they wait in the
+// handler.
 func (a *API) ParkOn(lot *park.Lot) *API {
 	a.lot = lot
 	return a
@@ -57,7 +58,26 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL})
+	in := chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL}
+	// When many visitors arrive at once, each init waits its turn to write;
+	// parked, the wait holds a small goroutine instead of the connection's
+	// buffers and goroutines (see chat.Service.Crowded). A parked init is
+	// carried out even if the visitor leaves meanwhile, as a queued write
+	// is anyway.
+	if a.chat.Crowded() && a.lot.Park(w, r, func(w http.ResponseWriter) {
+		res, err := a.chat.Init(context.Background(), in)
+		writeInit(w, parkedInit, res, err)
+	}) {
+		return
+	}
+	res, err := a.chat.Init(r.Context(), in)
+	writeInit(w, r, res, err)
+}
+
+// parkedInit stands for a parked init's request where an error is logged.
+var parkedInit = &http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/api/widget/init"}}
+
+func writeInit(w http.ResponseWriter, r *http.Request, res chat.InitResult, err error) {
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
