@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"parley/internal/domain"
 	"parley/internal/store"
@@ -18,6 +19,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	if changesPollState(n) {
 		defer s.polls.forget(n.ConversationID)
 	}
+	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
 	var m domain.Message
 	var c domain.Conversation
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -29,7 +31,12 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if !n.Admits(c) {
 			return domain.ErrModeChanged
 		}
-		if m, err = s.insertMessage(ctx, tx, n); err != nil {
+		res, err := tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx, row.args()...)
+		if err != nil {
+			return err
+		}
+		m = row.message()
+		if m.Seq, err = res.LastInsertId(); err != nil {
 			return err
 		}
 		c = n.Apply(c, m.CreatedAt)
@@ -42,11 +49,13 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 }
 
 // AddExchange is AddMessage for two messages in one write: the
-// conversation is read and updated once.
+// conversation is read and updated once, and both messages are inserted by
+// one statement when the reply is admitted.
 func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
 	if changesPollState(msg) || changesPollState(reply) {
 		defer s.polls.forget(msg.ConversationID)
 	}
+	first, second := newRow(msg), newRow(reply)
 	var c domain.Conversation
 	var stored bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -59,17 +68,17 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if !msg.Admits(c) {
 			return domain.ErrModeChanged
 		}
-		m, err := s.insertMessage(ctx, tx, msg)
+		next := msg.Apply(c, first.createdAt)
+		if reply.Admits(next) {
+			_, err = tx.StmtContext(ctx, s.ws.insertTwo).ExecContext(ctx, append(first.args(), second.args()...)...)
+			next, stored = reply.Apply(next, second.createdAt), true
+		} else {
+			_, err = tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx, first.args()...)
+		}
 		if err != nil {
 			return err
 		}
-		c = msg.Apply(c, m.CreatedAt)
-		if reply.Admits(c) {
-			if m, err = s.insertMessage(ctx, tx, reply); err != nil {
-				return err
-			}
-			c, stored = reply.Apply(c, m.CreatedAt), true
-		}
+		c = next
 		return s.saveConversation(ctx, tx, c)
 	})
 	if err != nil {
@@ -84,26 +93,33 @@ func changesPollState(n store.NewMessage) bool {
 	return n.Role == domain.RoleOperator || n.SetMode != ""
 }
 
-// insertMessage inserts n (created now if n has no time) and returns it
-// with its seq.
-func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, n store.NewMessage) (domain.Message, error) {
-	m := domain.Message{
-		ConversationID: n.ConversationID,
-		Role:           n.Role,
-		Text:           n.Text,
-		OperatorName:   n.OperatorName,
-		CreatedAt:      fromMillis(millis(n.CreatedAt)),
-	}
+// messageRow is a message as inserted: its time settled (now, if n has
+// none) and its text folded for search, worked out before the write.
+type messageRow struct {
+	n         store.NewMessage
+	createdAt time.Time
+	folded    string
+}
+
+func newRow(n store.NewMessage) messageRow {
+	at := fromMillis(millis(n.CreatedAt))
 	if n.CreatedAt.IsZero() {
-		m.CreatedAt = now()
+		at = now()
 	}
-	res, err := tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx,
-		m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, millis(m.CreatedAt))
-	if err != nil {
-		return domain.Message{}, err
+	return messageRow{n: n, createdAt: at, folded: fold(n.Text)}
+}
+
+// args are the insert statement's parameters, in its column order.
+func (r messageRow) args() []any {
+	return []any{r.n.ConversationID, r.n.Role, r.n.Text, r.folded, r.n.OperatorName, millis(r.createdAt)}
+}
+
+// message is the row as stored, but for its seq.
+func (r messageRow) message() domain.Message {
+	return domain.Message{
+		ConversationID: r.n.ConversationID, Role: r.n.Role, Text: r.n.Text,
+		OperatorName: r.n.OperatorName, CreatedAt: r.createdAt,
 	}
-	m.Seq, err = res.LastInsertId()
-	return m, err
 }
 
 // saveConversation writes what a message changes of a conversation, and

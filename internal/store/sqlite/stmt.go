@@ -92,6 +92,7 @@ type writeStmts struct {
 
 	conversation  *sql.Stmt // the conversation row, by id
 	insertMessage *sql.Stmt
+	insertTwo     *sql.Stmt // two messages in one statement: a chat and its reply
 	afterMessage  *sql.Stmt // the conversation's state after a message
 	setWaiting    *sql.Stmt
 
@@ -122,6 +123,9 @@ func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 	w.insertMessage = prep(`
 		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`)
+	w.insertTwo = prep(`
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
+		VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`)
 	w.afterMessage = prep(`
 		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
 			last_message_at = ?, last_message = ?
