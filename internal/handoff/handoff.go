@@ -6,6 +6,7 @@ package handoff
 
 import (
 	"encoding/json"
+	"parley/internal/parsecache"
 	"strings"
 	"unicode"
 )
@@ -27,7 +28,14 @@ type Settings struct {
 
 // Parse reads the handoff settings from an agent's config JSON. Anything
 // malformed falls back to the defaults rather than breaking the chat.
-func Parse(config json.RawMessage) Settings {
+//
+// The result is shared by every caller with the same config (package
+// parsecache): its messages are read, never changed.
+func Parse(config json.RawMessage) Settings { return parsed.Get(config) }
+
+var parsed = parsecache.New(1024, parse)
+
+func parse(config []byte) Settings {
 	s := Settings{Enabled: true}
 	var c struct {
 		Handoff *struct {

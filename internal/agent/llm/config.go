@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"parley/internal/parsecache"
 	"strings"
 )
 
@@ -69,6 +70,23 @@ type agentJSON struct {
 // overrides nothing: a broken agent config falls back to the instance
 // default rather than breaking the chat.
 func AgentConfig(raw json.RawMessage) (override Config, instructions string) {
+	p := agentConfigs.Get(raw)
+	return p.override, p.instructions
+}
+
+// agentConfigs keeps agent configs decoded: every chat asks for its
+// agent's (see package parsecache).
+var agentConfigs = parsecache.New(1024, func(raw []byte) parsedAgentConfig {
+	o, i := parseAgentConfig(raw)
+	return parsedAgentConfig{o, i}
+})
+
+type parsedAgentConfig struct {
+	override     Config
+	instructions string
+}
+
+func parseAgentConfig(raw json.RawMessage) (override Config, instructions string) {
 	var a agentJSON
 	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
 		return Config{}, ""
