@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // Group commit. With synchronous=FULL every commit waits for the disk, and
@@ -31,20 +32,43 @@ func (s *Store) committer() {
 	defer close(s.committerDone)
 	for first := range s.writes {
 		batch := []writeReq{first}
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case req, ok := <-s.writes:
-				if !ok {
-					break more
-				}
-				batch = append(batch, req)
-			default:
-				break more
+		open := s.gather(&batch)
+		// Under load the requests that will write next are often running
+		// right now: yielding to them a few times before the batch starts
+		// lets their writes join it. Larger batches mean fewer commits, and
+		// each commit writes the same hot pages (the conversations', the
+		// sequence's) and waits for one fsync. It stops as soon as a yield
+		// brings nothing, so a lone write waits for no one.
+		for yields := 0; open && yields < gatherYields && len(batch) < maxBatch; yields++ {
+			n := len(batch)
+			runtime.Gosched()
+			open = s.gather(&batch)
+			if len(batch) == n {
+				break
 			}
 		}
 		s.commitBatch(batch)
 	}
+}
+
+// gatherYields bounds how many times the committer lets other goroutines
+// run before it starts a batch, taking the writes they queue meanwhile.
+const gatherYields = 6
+
+// gather appends the writes already queued; false once writes is closed.
+func (s *Store) gather(batch *[]writeReq) bool {
+	for len(*batch) < maxBatch {
+		select {
+		case req, ok := <-s.writes:
+			if !ok {
+				return false
+			}
+			*batch = append(*batch, req)
+		default:
+			return true
+		}
+	}
+	return true
 }
 
 func (s *Store) commitBatch(batch []writeReq) {
