@@ -151,8 +151,9 @@ func TestConversationCacheUndoneWrite(t *testing.T) {
 			t.Error(err)
 			return
 		}
+		before := c
 		c.Mode, c.LastMessage = domain.ModeHuman, "never committed"
-		if err := s.saveConversation(ctx, tx, c); err != nil {
+		if err := s.saveConversation(ctx, tx, before, c); err != nil {
 			t.Error(err)
 		}
 	}

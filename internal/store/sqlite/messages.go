@@ -39,8 +39,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if m.Seq, err = res.LastInsertId(); err != nil {
 			return err
 		}
+		before := c
 		c = n.Apply(c, m.CreatedAt)
-		return s.saveConversation(ctx, tx, c)
+		return s.saveConversation(ctx, tx, before, c)
 	})
 	if err != nil {
 		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
@@ -78,8 +79,9 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if err != nil {
 			return err
 		}
+		before := c
 		c = next
-		return s.saveConversation(ctx, tx, c)
+		return s.saveConversation(ctx, tx, before, c)
 	})
 	if err != nil {
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
@@ -122,11 +124,23 @@ func (r messageRow) message() domain.Message {
 	}
 }
 
-// saveConversation writes what a message changes of a conversation, and
-// records the new value for the conversation cache.
-func (s *Store) saveConversation(ctx context.Context, tx *sql.Tx, c domain.Conversation) error {
-	_, err := tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
-		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(c.LastMessageAt), c.LastMessage, c.ID)
+// saveConversation writes what a message changed of a conversation (from
+// before to c), and records the new value for the conversation cache.
+//
+// Most messages change only the last message and the count of misses.
+// Those are written by a statement that sets nothing else: SQLite updates
+// every index on a column an UPDATE sets, whether or not its value
+// changes, and waiting is indexed (the inbox filters on it).
+func (s *Store) saveConversation(ctx context.Context, tx *sql.Tx, before, c domain.Conversation) error {
+	var err error
+	if c.Mode == before.Mode && c.Waiting == before.Waiting &&
+		c.AssigneeID == before.AssigneeID && c.AssigneeName == before.AssigneeName {
+		_, err = tx.StmtContext(ctx, s.ws.afterReply).ExecContext(ctx,
+			c.Misses, millis(c.LastMessageAt), c.LastMessage, c.ID)
+	} else {
+		_, err = tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
+			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(c.LastMessageAt), c.LastMessage, c.ID)
+	}
 	if err == nil {
 		s.wrote(c)
 	}

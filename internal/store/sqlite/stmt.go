@@ -94,6 +94,7 @@ type writeStmts struct {
 	insertMessage *sql.Stmt
 	insertTwo     *sql.Stmt // two messages in one statement: a chat and its reply
 	afterMessage  *sql.Stmt // the conversation's state after a message
+	afterReply    *sql.Stmt // the same when neither mode, waiting nor assignee changed
 	setWaiting    *sql.Stmt
 
 	admitLimits *sql.Stmt // the account's limits, joined with the agent
@@ -130,6 +131,8 @@ func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
 			last_message_at = ?, last_message = ?
 		WHERE id = ?`)
+	w.afterReply = prep(`
+		UPDATE conversations SET misses = ?, last_message_at = ?, last_message = ? WHERE id = ?`)
 	w.setWaiting = prep(`UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`)
 	w.admitLimits = prep(`
 		SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
