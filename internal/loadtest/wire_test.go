@@ -231,6 +231,22 @@ func (s *rawServer) waitGone(t *testing.T, conn int) {
 	}
 }
 
+// firstThenFresh answers the first request with resp (then closes when
+// closes), any later one on that connection with "stale", and every
+// request on a new connection with "fresh": a client that keeps using a
+// connection it should have dropped reads "stale".
+func firstThenFresh(resp string, closes bool) func(conn, n int) rawReply {
+	return func(conn, n int) rawReply {
+		switch {
+		case conn == 0 && n == 0:
+			return rawReply{resp: resp, close: closes}
+		case conn == 0:
+			return rawReply{resp: ok("stale")}
+		}
+		return rawReply{resp: ok("fresh")}
+	}
+}
+
 // within receives from ch, failing the test rather than hanging when
 // nothing comes within hangGuard.
 func within[T any](t *testing.T, ch <-chan T, what string) T {
@@ -410,15 +426,7 @@ func TestWireConnectionClose(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := newRawServer(t, func(conn, n int) rawReply {
-				switch {
-				case conn == 0 && n == 0:
-					return rawReply{resp: c.resp, close: c.serverCloses}
-				case conn == 0:
-					return rawReply{resp: ok("stale")}
-				}
-				return rawReply{resp: ok("fresh")}
-			})
+			srv := newRawServer(t, firstThenFresh(c.resp, c.serverCloses))
 			w := newWireConn(srv.addr, testHost, nil, wireTimeout)
 			mustDo(t, w, "GET", "/first", nil, 200, c.body)
 			mustDo(t, w, "GET", "/second", nil, 200, "fresh")
@@ -588,15 +596,7 @@ func TestWireMalformedResponse(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := newRawServer(t, func(conn, n int) rawReply {
-				switch {
-				case conn == 0 && n == 0:
-					return rawReply{resp: c.resp, close: c.serverCloses}
-				case conn == 0:
-					return rawReply{resp: ok("stale")}
-				}
-				return rawReply{resp: ok("fresh")}
-			})
+			srv := newRawServer(t, firstThenFresh(c.resp, c.serverCloses))
 			w := newWireConn(srv.addr, testHost, nil, wireTimeout)
 			mustFail(t, w, "GET", "/bad")
 			mustDo(t, w, "GET", "/next", nil, 200, "fresh")

@@ -30,23 +30,67 @@ type convFixture struct {
 	conv domain.Conversation
 }
 
-func newConvFixture(t *testing.T) convFixture {
-	t.Helper()
-	s := openTemp(t)
-	ctx := t.Context()
-	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "o@example.com", Name: "O", PasswordHash: "h", Limits: domain.Limits{MonthlyConversations: 10}})
+// newAgentFixture is a fresh store with one account, allowed any number
+// of conversations, and one agent: what the cache tests and the
+// benchmarks start from.
+func newAgentFixture(tb testing.TB) convFixture {
+	tb.Helper()
+	s := openTemp(tb)
+	ctx := context.Background()
+	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "o@example.com", Name: "O", PasswordHash: "h", Limits: domain.Limits{MonthlyConversations: 1 << 30}})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ag, err := s.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "Bot", Key: secret.WidgetKey()})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	conv, err := s.CreateConversation(ctx, store.NewConversation{ID: secret.ConversationID(), AgentID: ag.ID, AccountID: acc.ID, VisitorID: secret.VisitorID(), PageURL: "https://example.com/", CreatedAt: time.Now()})
+	return convFixture{s: s, acc: acc, ag: ag}
+}
+
+// newConversation starts a conversation of f's agent.
+func (f convFixture) newConversation(tb testing.TB) domain.Conversation {
+	tb.Helper()
+	conv, err := f.s.CreateConversation(context.Background(), store.NewConversation{ID: secret.ConversationID(), AgentID: f.ag.ID, AccountID: f.acc.ID, VisitorID: secret.VisitorID(), PageURL: "https://example.com/", CreatedAt: time.Now()})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return convFixture{s, acc, ag, conv}
+	return conv
+}
+
+// newConvFixture is newAgentFixture with one conversation.
+func newConvFixture(tb testing.TB) convFixture {
+	tb.Helper()
+	f := newAgentFixture(tb)
+	f.conv = f.newConversation(tb)
+	return f
+}
+
+// raceReaders runs read on 4 goroutines, over and over, until the
+// returned stop is called: readers racing to fill a cache while the test
+// writes.
+func raceReaders(t *testing.T, read func() error) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := read(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // TestConversationCacheFollowsEveryWrite: with readers racing to fill the
@@ -61,23 +105,7 @@ func TestConversationCacheFollowsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if _, err := s.Conversation(ctx, id); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
+	stop := raceReaders(t, func() error { _, err := s.Conversation(ctx, id); return err })
 	visitor := func(text string) store.NewMessage {
 		return store.NewMessage{ConversationID: id, Role: domain.RoleVisitor, Text: text, CreatedAt: time.Now()}
 	}
@@ -128,8 +156,7 @@ func TestConversationCacheFollowsEveryWrite(t *testing.T) {
 			}
 		}
 	}
-	close(done)
-	wg.Wait()
+	stop()
 	if got := fromDisk(t, s, id); got.Mode != domain.ModeAI || got.LastMessage != "9 to 5" {
 		t.Fatalf("the writes did not happen as the test expects: %+v", got)
 	}

@@ -2,12 +2,9 @@ package sqlite
 
 import (
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -68,38 +65,10 @@ func TestExactCacheBound(t *testing.T) {
 // cache, once a write returns every PollState shows it — the next operator
 // message, the mode it set.
 func TestPollStateAfterWritesUnderReaders(t *testing.T) {
-	s := openTemp(t)
-	ctx := t.Context()
-	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "o@example.com", Name: "O", PasswordHash: "h", Limits: domain.Limits{MonthlyConversations: 10}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag, err := s.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "Bot", Key: secret.WidgetKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conv, err := s.CreateConversation(ctx, store.NewConversation{ID: secret.ConversationID(), AgentID: ag.ID, AccountID: acc.ID, VisitorID: secret.VisitorID(), CreatedAt: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newConvFixture(t)
+	s, ctx, ag, conv := f.s, t.Context(), f.ag, f.conv
 
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if _, err := s.PollState(ctx, conv.ID); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
+	stop := raceReaders(t, func() error { _, err := s.PollState(ctx, conv.ID); return err })
 	modes := []domain.Mode{domain.ModeHuman, domain.ModeAI}
 	for i := range 60 {
 		var want store.PollState
@@ -122,6 +91,5 @@ func TestPollStateAfterWritesUnderReaders(t *testing.T) {
 			}
 		}
 	}
-	close(done)
-	wg.Wait()
+	stop()
 }

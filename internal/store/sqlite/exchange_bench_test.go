@@ -1,11 +1,11 @@
 package sqlite
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -14,22 +14,19 @@ import (
 // of its own: the group commit's batches as under the load benchmark. The
 // time per operation is the writer's throughput, fsyncs included.
 func BenchmarkAddExchange(b *testing.B) {
-	s := openTemp(b)
-	ctx := b.Context()
-	acc, _ := s.CreateAccount(ctx, store.NewAccount{Email: "b@example.com", Limits: domain.Limits{MonthlyConversations: 1 << 30}})
-	ag, err := s.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "B", Key: secret.WidgetKey()})
-	if err != nil {
-		b.Fatal(err)
+	f := newAgentFixture(b)
+	s, ctx := f.s, b.Context()
+	const perProc = 20 // × GOMAXPROCS (2 here): 40 writers
+	// One conversation per writer, made here: b.Fatal belongs to this
+	// goroutine, not to RunParallel's.
+	convs := make(chan domain.Conversation, perProc*runtime.GOMAXPROCS(0))
+	for range cap(convs) {
+		convs <- f.newConversation(b)
 	}
-	b.SetParallelism(20) // × GOMAXPROCS (2 here): 40 writers
+	b.SetParallelism(perProc)
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		conv, err := s.CreateConversation(ctx, store.NewConversation{
-			ID: secret.ConversationID(), AgentID: ag.ID, AccountID: acc.ID, VisitorID: secret.VisitorID(), CreatedAt: time.Now(),
-		})
-		if err != nil {
-			b.Error(err)
-			return
-		}
+		conv := <-convs
 		for pb.Next() {
 			now := time.Now()
 			visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: "What are your opening hours?", CreatedAt: now}

@@ -294,22 +294,10 @@ func TestBadCursor(t *testing.T) {
 }
 
 func BenchmarkAddMessage(b *testing.B) {
-	s := openTemp(b)
-	ctx := b.Context()
-	acc, _ := s.CreateAccount(ctx, store.NewAccount{Email: "b@example.com", Limits: domain.DefaultLimits})
-	ag, err := s.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "B", Key: secret.WidgetKey()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	conv, err := s.CreateConversation(ctx, store.NewConversation{
-		ID: secret.ConversationID(), AgentID: ag.ID, AccountID: acc.ID, CreatedAt: time.Now(),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := newConvFixture(b)
 	for b.Loop() {
-		if _, _, err := s.AddMessage(ctx, store.NewMessage{
-			ConversationID: conv.ID, Role: domain.RoleAI, Text: "a typical reply of some length", RequireMode: domain.ModeAI,
+		if _, _, err := f.s.AddMessage(b.Context(), store.NewMessage{
+			ConversationID: f.conv.ID, Role: domain.RoleAI, Text: "a typical reply of some length", RequireMode: domain.ModeAI,
 		}); err != nil {
 			b.Fatal(err)
 		}
@@ -317,20 +305,9 @@ func BenchmarkAddMessage(b *testing.B) {
 }
 
 func BenchmarkCreateConversation(b *testing.B) {
-	s := openTemp(b)
-	ctx := b.Context()
-	acc, _ := s.CreateAccount(ctx, store.NewAccount{Email: "b@example.com", Limits: domain.Limits{MonthlyConversations: 1 << 30}})
-	ag, err := s.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "B", Key: secret.WidgetKey()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	now := time.Now()
+	f := newAgentFixture(b)
 	for b.Loop() {
-		if _, err := s.CreateConversation(ctx, store.NewConversation{
-			ID: secret.ConversationID(), AgentID: ag.ID, AccountID: acc.ID, VisitorID: secret.VisitorID(), CreatedAt: now,
-		}); err != nil {
-			b.Fatal(err)
-		}
+		f.newConversation(b)
 	}
 }
 
