@@ -186,21 +186,7 @@ func TestThreeInstances(t *testing.T) {
 	})
 
 	t.Run("an operator reply through A reaches a visitor long-polling C", func(t *testing.T) {
-		v := from(50)
-		_, init := call(t, v, "POST", a.base+"/api/widget/init", "", map[string]any{"key": key})
-		conv := init["conversation_id"].(string)
-		done := make(chan map[string]any)
-		go func() {
-			_, body := call(t, v, "GET", c.base+"/api/widget/poll?wait=20&key="+key+"&conversation_id="+conv, "", nil)
-			done <- body
-		}()
-		time.Sleep(500 * time.Millisecond) // let the poll park; only ordering depends on it
-		sent := time.Now()
-		if status, _ := call(t, http.DefaultClient, "POST", a.base+"/api/v1/conversations/"+conv+"/messages", acc.APIToken, map[string]any{"text": "Hello from A"}); status != 201 {
-			t.Fatalf("operator reply: %d", status)
-		}
-		body := <-done
-		latency := time.Since(sent)
+		body, latency := replyWakesPoll(t, from(50), a.base, c.base, acc.APIToken, key, "Hello from A")
 		msgs, _ := body["messages"].([]any)
 		if len(msgs) != 1 || msgs[0].(map[string]any)["text"] != "Hello from A" {
 			t.Fatalf("the long poll on C returned %v", body)
@@ -277,22 +263,32 @@ func TestLiveUpdatesAcrossInstancesWithoutRedis(t *testing.T) {
 	a, b := startProc(t, bin, env), startProc(t, bin, env)
 	_, agent := call(t, http.DefaultClient, "POST", a.base+"/api/v1/agents", acc.APIToken, map[string]any{"chatbot_name": "PG"})
 	key := agent["widget_key"].(string)
-	_, init := call(t, http.DefaultClient, "POST", a.base+"/api/widget/init", "", map[string]any{"key": key})
+	body, latency := replyWakesPoll(t, http.DefaultClient, a.base, b.base, acc.APIToken, key, "Hello via NOTIFY")
+	msgs, _ := body["messages"].([]any)
+	if len(msgs) != 1 || latency > 10*time.Second {
+		t.Fatalf("the long poll on B returned %v after %v: not woken", body, latency)
+	}
+	t.Logf("operator reply on A reached the long poll on B after %v (PostgreSQL NOTIFY)", latency)
+}
+
+// replyWakesPoll opens a conversation through the instance at home, holds
+// a 20-second long poll for it on the instance at poll, and sends text as
+// an operator reply through home: what the poll answered, and how long
+// after the reply was sent.
+func replyWakesPoll(t *testing.T, visitor *http.Client, home, poll, token, key, text string) (map[string]any, time.Duration) {
+	t.Helper()
+	_, init := call(t, visitor, "POST", home+"/api/widget/init", "", map[string]any{"key": key})
 	conv := init["conversation_id"].(string)
 	done := make(chan map[string]any)
 	go func() {
-		_, body := call(t, http.DefaultClient, "GET", b.base+"/api/widget/poll?wait=20&key="+key+"&conversation_id="+conv, "", nil)
+		_, body := call(t, visitor, "GET", poll+"/api/widget/poll?wait=20&key="+key+"&conversation_id="+conv, "", nil)
 		done <- body
 	}()
 	time.Sleep(500 * time.Millisecond) // let the poll park; only ordering depends on it
 	sent := time.Now()
-	if status, _ := call(t, http.DefaultClient, "POST", a.base+"/api/v1/conversations/"+conv+"/messages", acc.APIToken, map[string]any{"text": "Hello via NOTIFY"}); status != 201 {
+	if status, _ := call(t, http.DefaultClient, "POST", home+"/api/v1/conversations/"+conv+"/messages", token, map[string]any{"text": text}); status != 201 {
 		t.Fatalf("operator reply: %d", status)
 	}
 	body := <-done
-	msgs, _ := body["messages"].([]any)
-	if len(msgs) != 1 || time.Since(sent) > 10*time.Second {
-		t.Fatalf("the long poll on B returned %v after %v: not woken", body, time.Since(sent))
-	}
-	t.Logf("operator reply on A reached the long poll on B after %v (PostgreSQL NOTIFY)", time.Since(sent))
+	return body, time.Since(sent)
 }
