@@ -1,11 +1,9 @@
 package sqlite
 
 import (
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"parley/internal/domain"
@@ -21,24 +19,7 @@ func TestUpgradeFrom0002(t *testing.T) {
 
 	// Build the old schema with migrations 0001 and 0002 only, and fill it
 	// the way the old code did, with plain SQL.
-	old, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.SetMaxOpenConns(1)
-	ms, err := loadMigrations(migrationFiles())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{}
-	for _, m := range ms {
-		if m.version <= 2 {
-			fsys[m.name] = &fstest.MapFile{Data: []byte(m.sql)}
-		}
-	}
-	if err := migrate(ctx, old, fsys); err != nil {
-		t.Fatalf("migrate to 0002: %v", err)
-	}
+	old := migratedTo(t, path, 2)
 	created := time.Date(2024, time.May, 1, 8, 30, 0, 0, time.UTC)
 	const messages = 3*foldBatch + 7 // several batches of the Go step
 	for _, q := range []string{

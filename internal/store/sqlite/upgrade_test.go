@@ -1,0 +1,181 @@
+package sqlite
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"parley/internal/domain"
+	"parley/internal/store"
+)
+
+// migratedTo opens a new database at path with the embedded migrations up
+// to version only: the schema an older Parley left. The caller fills it
+// with plain SQL, as that code did, and closes it.
+func migratedTo(t *testing.T, path string, version int) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	ms, err := loadMigrations(migrationFiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	for _, m := range ms {
+		if m.version <= version {
+			fsys[m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		}
+	}
+	if err := migrate(t.Context(), db, fsys); err != nil {
+		t.Fatalf("migrate to %04d: %v", version, err)
+	}
+	return db
+}
+
+// opcodes lists the SQLite program of query, one opcode per step.
+func opcodes(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query("EXPLAIN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var ops []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, fmt.Sprint(vals[1])) // addr, opcode, p1, ...
+	}
+	return ops
+}
+
+// TestUpgradeFrom0003: migration 0004 rebuilds messages with its role
+// check as comparisons, and keeps every message, its seq, the index, the
+// foreign key and the AUTOINCREMENT counter.
+func TestUpgradeFrom0003(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := migratedTo(t, path, 3)
+	for _, q := range []string{
+		`INSERT INTO accounts VALUES ('acc_old', 'old@example.com', 'Old Co', '$2a$old', 100, 0, 0, 1)`,
+		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at)
+			VALUES ('ag_old', 'acc_old', 'Bot', '{}', 1, 1)`,
+		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
+			VALUES ('cv_a', 'ag_old', 'acc_old', 'v_1', '', 'human', 1), ('cv_b', 'ag_old', 'acc_old', 'v_2', '', 'ai', 2)`,
+		`INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at) VALUES
+			('cv_a', 'visitor', 'Hello', 'hello', '', 10),
+			('cv_a', 'ai', 'Hi!', 'hi!', '', 11),
+			('cv_a', 'operator', 'Ana here', 'ana here', 'Ana', 12),
+			('cv_b', 'visitor', 'ПРИВЕТ', 'привет', '', 13),
+			('cv_b', 'ai', 'late', 'late', '', 14)`,
+		// The newest message is gone: its seq (5) must still never come back.
+		`DELETE FROM messages WHERE seq = 5`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var before []string
+	rows, err := old.QueryContext(ctx, `SELECT seq || '|' || conversation_id || '|' || role || '|' || text || '|' ||
+		text_folded || '|' || operator_name || '|' || created_at FROM messages ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var r string
+		rows.Scan(&r)
+		before = append(before, r)
+	}
+	rows.Close()
+	if len(before) != 4 {
+		t.Fatalf("old messages = %v", before)
+	}
+	insert := `INSERT INTO messages (conversation_id, role, text, created_at) VALUES (?, ?, 'x', 1)`
+	if ops := opcodes(t, old, insert, "cv_a", "ai"); !slices.Contains(ops, "OpenEphemeral") {
+		t.Fatalf("the old schema's insert does not build a temporary table (%v): this test would prove nothing", ops)
+	}
+	old.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open after the upgrade: %v", err)
+	}
+	defer s.Close()
+
+	var after []string
+	rows, err = s.r.QueryContext(ctx, `SELECT seq || '|' || conversation_id || '|' || role || '|' || text || '|' ||
+		text_folded || '|' || operator_name || '|' || created_at FROM messages ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var r string
+		rows.Scan(&r)
+		after = append(after, r)
+	}
+	rows.Close()
+	if !slices.Equal(after, before) {
+		t.Errorf("messages after the upgrade:\n%v\nwant\n%v", after, before)
+	}
+
+	if ops := opcodes(t, s.r, insert, "cv_a", "ai"); slices.Contains(ops, "OpenEphemeral") {
+		t.Errorf("a message insert still builds a temporary table: %v", ops)
+	}
+	var plan string
+	rows, err = s.r.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT seq FROM messages WHERE conversation_id = 'cv_a' ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		rows.Scan(&id, &parent, &unused, &detail)
+		plan += detail + "; "
+	}
+	rows.Close()
+	if !strings.Contains(plan, "messages_conversation") {
+		t.Errorf("reading a conversation's messages does not use its index: %s", plan)
+	}
+
+	// The counter went on from the deleted message, not from the largest
+	// seq copied.
+	m, _, err := s.AddMessage(ctx, store.NewMessage{ConversationID: "cv_b", Role: domain.RoleVisitor, Text: "again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Seq != 6 {
+		t.Errorf("first new seq = %d, want 6 (5 was used before the upgrade)", m.Seq)
+	}
+
+	// The constraints hold as before.
+	for _, bad := range []struct{ what, conv, role string }{
+		{"an unknown role", "cv_a", "bot"},
+		{"a role in another case", "cv_a", "AI"},
+		{"a missing conversation", "cv_none", "ai"},
+	} {
+		if _, err := s.w.ExecContext(ctx, insert, bad.conv, bad.role); err == nil {
+			t.Errorf("a message with %s was accepted", bad.what)
+		}
+	}
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM conversations WHERE id = 'cv_a'`); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE conversation_id = 'cv_a'`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d messages of a deleted conversation left (%v); the cascade is gone", left, err)
+	}
+}
