@@ -73,14 +73,24 @@ func (s *Store) gather(batch *[]writeReq) bool {
 
 func (s *Store) commitBatch(batch []writeReq) {
 	results := make([]error, len(batch))
-	tx, err := s.w.BeginTx(context.Background(), nil)
+	ctx := context.Background()
+	conn, err := s.w.Conn(ctx)
+	var tx *sql.Tx
+	if err == nil {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			conn.Close()
+		}
+	}
 	if err != nil {
 		for _, req := range batch {
 			req.done <- err
 		}
 		return
 	}
+	s.batchConn = conn
 	defer func() {
+		s.batchConn = nil
+		conn.Close() // back to the pool: the transaction has ended
 		for i, req := range batch {
 			req.done <- results[i]
 		}
@@ -110,12 +120,11 @@ func (s *Store) commitBatch(batch []writeReq) {
 // inSavepoint runs one write so that its failure (or panic) undoes only
 // its own changes and never stops the committer.
 func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
-	ctx := context.Background()
-	exec := func(st *sql.Stmt) error {
-		_, err := tx.StmtContext(ctx, st).ExecContext(ctx)
+	exec := func(h hot) error {
+		_, err := s.execHot(h)
 		return err
 	}
-	if err := exec(s.ws.savepoint); err != nil {
+	if err := exec(hotSavepoint); err != nil {
 		return err
 	}
 	// What the write records for the conversation cache (convcache.go) goes
@@ -123,13 +132,13 @@ func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
 	// conversation is forgotten, which is always safe.
 	mark := len(s.changes)
 	undo := func() error {
-		rbErr := exec(s.ws.rollbackTo)
+		rbErr := exec(hotRollbackTo)
 		if rbErr == nil {
 			s.changes = s.changes[:mark]
 		} else {
 			s.changedAll()
 		}
-		exec(s.ws.release)
+		exec(hotRelease)
 		return rbErr
 	}
 	defer func() {
@@ -144,7 +153,7 @@ func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
 		}
 		return err
 	}
-	if err := exec(s.ws.release); err != nil {
+	if err := exec(hotRelease); err != nil {
 		s.changedAll()
 		return err
 	}

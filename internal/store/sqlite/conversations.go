@@ -73,11 +73,11 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 			return err
 		}
 
-		if _, err := tx.StmtContext(ctx, s.ws.insertConv).ExecContext(ctx,
+		if _, err := s.execHot(hotInsertConv,
 			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt)); err != nil {
 			return err
 		}
-		if _, err = tx.StmtContext(ctx, s.ws.upsertUsage).ExecContext(ctx,
+		if _, err = s.execHot(hotUpsertUsage,
 			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents); err != nil {
 			return err
 		}
@@ -188,10 +188,9 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 	// Through the group commit like every other write: on its own it
 	// would wait for a commit (and an fsync) of its own.
 	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := inWrite(ctx)
+	err := s.write(ctx, func(*sql.Tx) error {
 		s.changed(conversationID)
-		res, err := tx.StmtContext(ctx, s.ws.setWaiting).ExecContext(ctx, waiting, conversationID, waiting)
+		res, err := s.execHot(hotSetWaiting, waiting, conversationID, waiting)
 		if err != nil {
 			return err
 		}

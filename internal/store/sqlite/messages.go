@@ -31,7 +31,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if !n.Admits(c) {
 			return domain.ErrModeChanged
 		}
-		res, err := tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx, row.args()...)
+		res, err := s.execHot(hotInsertMessage, row.args()...)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		}
 		before := c
 		c = n.Apply(c, m.CreatedAt)
-		return s.saveConversation(ctx, tx, before, c)
+		return s.saveConversation(before, c)
 	})
 	if err != nil {
 		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
@@ -71,17 +71,17 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		}
 		next := msg.Apply(c, first.createdAt)
 		if reply.Admits(next) {
-			_, err = tx.StmtContext(ctx, s.ws.insertTwo).ExecContext(ctx, append(first.args(), second.args()...)...)
+			_, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...)
 			next, stored = reply.Apply(next, second.createdAt), true
 		} else {
-			_, err = tx.StmtContext(ctx, s.ws.insertMessage).ExecContext(ctx, first.args()...)
+			_, err = s.execHot(hotInsertMessage, first.args()...)
 		}
 		if err != nil {
 			return err
 		}
 		before := c
 		c = next
-		return s.saveConversation(ctx, tx, before, c)
+		return s.saveConversation(before, c)
 	})
 	if err != nil {
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
@@ -131,14 +131,14 @@ func (r messageRow) message() domain.Message {
 // Those are written by a statement that sets nothing else: SQLite updates
 // every index on a column an UPDATE sets, whether or not its value
 // changes, and waiting is indexed (the inbox filters on it).
-func (s *Store) saveConversation(ctx context.Context, tx *sql.Tx, before, c domain.Conversation) error {
+func (s *Store) saveConversation(before, c domain.Conversation) error {
 	var err error
 	if c.Mode == before.Mode && c.Waiting == before.Waiting &&
 		c.AssigneeID == before.AssigneeID && c.AssigneeName == before.AssigneeName {
-		_, err = tx.StmtContext(ctx, s.ws.afterReply).ExecContext(ctx,
+		_, err = s.execHot(hotAfterReply,
 			c.Misses, millis(c.LastMessageAt), c.LastMessage, c.ID)
 	} else {
-		_, err = tx.StmtContext(ctx, s.ws.afterMessage).ExecContext(ctx,
+		_, err = s.execHot(hotAfterMessage,
 			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(c.LastMessageAt), c.LastMessage, c.ID)
 	}
 	if err == nil {

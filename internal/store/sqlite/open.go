@@ -31,12 +31,15 @@ type Store struct {
 	w     *sql.DB                          // exactly one connection: every write goes here
 	r     *sql.DB                          // read-only pool for plain reads
 	reads stmtCache                        // prepared statements on r
-	ws    writeStmts                       // prepared statements on w, for the hot writes
+	ws    writeStmts                       // prepared statements on w, for the hot writes' reads
+	hot   hotStmts                         // driver statements on w's connection (hotstmt.go)
 	keys  keyCache                         // widget key → agent
 	polls *exactCache[store.PollState]     // conversation → what a poll needs
 	convs *exactCache[domain.Conversation] // conversation → itself (convcache.go)
-	// The current batch's records for convs; only the committer touches it.
-	changes []convChange
+	// The current batch's connection and its records for convs; only the
+	// committer touches them.
+	batchConn *sql.Conn
+	changes   []convChange
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
@@ -176,5 +179,5 @@ func (s *Store) Close() error {
 	<-s.committerDone
 	<-s.checkpointDone
 	s.reads.close()
-	return errors.Join(s.ws.close(), s.r.Close(), s.cp.Close(), s.w.Close())
+	return errors.Join(s.closeHot(context.Background()), s.ws.close(), s.r.Close(), s.cp.Close(), s.w.Close())
 }

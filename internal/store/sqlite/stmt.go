@@ -80,27 +80,18 @@ func (c *stmtCache) close() {
 	c.stmts = nil
 }
 
-// The writes of the widget's hot paths (a chat message, a new
-// conversation, and the savepoints every grouped write runs in) use
-// statements prepared once on the writer connection. They are prepared in
-// Open, before the committer starts: afterwards the committer holds the
-// one writer connection for whole batches, and preparing through s.w would
-// have to wait for it. Inside a write, tx.StmtContext finds the statement
-// already prepared on the transaction's connection and reuses it.
+// The reads inside the widget's hot writes (the conversation, and an
+// init's quota check) use statements prepared once on the writer
+// connection. They are prepared in Open, before the committer starts:
+// afterwards the committer holds the one writer connection for whole
+// batches, and preparing through s.w would have to wait for it. Inside a
+// write, tx.StmtContext finds the statement already prepared on the
+// transaction's connection and reuses it. The hot writes themselves are
+// driver statements (hotstmt.go).
 type writeStmts struct {
-	savepoint, rollbackTo, release *sql.Stmt
-
-	conversation  *sql.Stmt // the conversation row, by id
-	insertMessage *sql.Stmt
-	insertTwo     *sql.Stmt // two messages in one statement: a chat and its reply
-	afterMessage  *sql.Stmt // the conversation's state after a message
-	afterReply    *sql.Stmt // the same when neither mode, waiting nor assignee changed
-	setWaiting    *sql.Stmt
-
-	admitLimits *sql.Stmt // the account's limits, joined with the agent
-	admitUsage  *sql.Stmt // the period's usage
-	insertConv  *sql.Stmt
-	upsertUsage *sql.Stmt
+	conversation *sql.Stmt // the conversation row, by id
+	admitLimits  *sql.Stmt // the account's limits, joined with the agent
+	admitUsage   *sql.Stmt // the period's usage
 
 	all []*sql.Stmt // every one of the above, to close
 }
@@ -117,23 +108,7 @@ func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 		}
 		return st
 	}
-	w.savepoint = prep(`SAVEPOINT w`)
-	w.rollbackTo = prep(`ROLLBACK TO w`)
-	w.release = prep(`RELEASE w`)
 	w.conversation = prep(`SELECT ` + convCols + ` FROM conversations WHERE id = ?`)
-	w.insertMessage = prep(`
-		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`)
-	w.insertTwo = prep(`
-		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-		VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`)
-	w.afterMessage = prep(`
-		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
-			last_message_at = ?, last_message = ?
-		WHERE id = ?`)
-	w.afterReply = prep(`
-		UPDATE conversations SET misses = ?, last_message_at = ?, last_message = ? WHERE id = ?`)
-	w.setWaiting = prep(`UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`)
 	w.admitLimits = prep(`
 		SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
 		FROM accounts a JOIN agents g ON g.account_id = a.id
@@ -141,16 +116,6 @@ func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 	w.admitUsage = prep(`
 		SELECT conversations, overage_conversations, overage_cents
 		FROM usage WHERE account_id = ? AND period = ?`)
-	w.insertConv = prep(`
-		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	w.upsertUsage = prep(`
-		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (account_id, period) DO UPDATE SET
-			conversations = excluded.conversations,
-			overage_conversations = excluded.overage_conversations,
-			overage_cents = excluded.overage_cents`)
 	if err != nil {
 		w.close()
 		return err
