@@ -6,9 +6,11 @@ package handoff
 
 import (
 	"encoding/json"
-	"parley/internal/parsecache"
+	"slices"
 	"strings"
 	"unicode"
+
+	"parley/internal/parsecache"
 )
 
 // MissesBeforeHandoff is how many unanswered replies in a row ask for a
@@ -87,6 +89,16 @@ var TalkToHuman = map[string]string{
 	"ru": "Поговорить с человеком",
 }
 
+// talkToHumanLower holds TalkToHuman's texts in lower case, made once:
+// AsksForHuman runs on every chat.
+var talkToHumanLower = func() []string {
+	var l []string
+	for _, q := range TalkToHuman {
+		l = append(l, strings.ToLower(q))
+	}
+	return l
+}()
+
 // AsksForHuman reports whether the visitor's text asks for a person: one of
 // the "Talk to a human" quick replies, or a short message built around a
 // word for a person or an operator in English, Romanian or Russian. Long
@@ -94,10 +106,8 @@ var TalkToHuman = map[string]string{
 // and …") are questions for the agent, not requests for a human.
 func AsksForHuman(text string) bool {
 	t := strings.ToLower(strings.TrimSpace(text))
-	for _, q := range TalkToHuman {
-		if t == strings.ToLower(q) {
-			return true
-		}
+	if slices.Contains(talkToHumanLower, t) {
+		return true
 	}
 	words := strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) })
 	if len(words) == 0 || len(words) > 8 {

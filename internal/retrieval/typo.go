@@ -139,9 +139,15 @@ func hashSkipping(rs []rune, i, j int) uint64 {
 // insert, delete, substitute, swap two adjacent letters). It gives up with
 // limit+1 once the distance must exceed limit.
 func osaDistance(a, b []rune, limit int) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	// The three rows live on the stack for words of up to maxTokenRunes
+	// letters: this runs for many candidate words on every visitor message.
+	var buf [3 * (maxTokenRunes + 1)]int
+	n := len(b) + 1
+	rows := buf[:]
+	if 3*n > len(buf) {
+		rows = make([]int, 3*n)
+	}
+	prev2, prev, cur := rows[:n], rows[n:2*n], rows[2*n:3*n]
 	for j := range prev {
 		prev[j] = j
 	}

@@ -1,6 +1,9 @@
 package retrieval
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestOSADistance(t *testing.T) {
 	tests := []struct {
@@ -15,6 +18,12 @@ func TestOSADistance(t *testing.T) {
 		{"livrara", "livrare", 1},
 		{"доставкп", "доставка", 1},
 		{"abc", "xyz", 3},
+		{"", "abc", 3},
+		// The longest token, and longer words (past the rows kept on the
+		// stack): a swap at the end of each.
+		{strings.Repeat("a", 38) + "bc", strings.Repeat("a", 38) + "cb", 1},
+		{strings.Repeat("a", 43) + "bc", strings.Repeat("a", 43) + "cb", 1},
+		{strings.Repeat("ab", 25), strings.Repeat("ab", 24) + "ba", 1},
 	}
 	for _, tt := range tests {
 		if got := osaDistance([]rune(tt.a), []rune(tt.b), 5); got != tt.want {
@@ -23,6 +32,12 @@ func TestOSADistance(t *testing.T) {
 	}
 	if got := osaDistance([]rune("abcdefgh"), []rune("hgfedcba"), 1); got != 2 {
 		t.Errorf("capped distance = %d, want limit+1 = 2", got)
+	}
+	// It runs for many candidate words per message: no allocation for
+	// words of a token's length.
+	a, b := []rune(strings.Repeat("x", maxTokenRunes)), []rune(strings.Repeat("y", maxTokenRunes))
+	if n := testing.AllocsPerRun(100, func() { osaDistance(a, b, 2) }); n != 0 {
+		t.Errorf("osaDistance allocates %.0f times per run", n)
 	}
 }
 

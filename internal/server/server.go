@@ -79,6 +79,13 @@ func New(d Deps) *Server {
 
 const widgetPrefix = "/api/widget/"
 
+// The CORS headers of every widget answer, shared rather than allocated per
+// request (net/http copies a response's headers, never changes them).
+var (
+	allowAnyOrigin   = []string{"*"}
+	exposeRetryAfter = []string{"Retry-After"}
+)
+
 // ServeHTTP runs every request through the common steps, in this order:
 // recover → metrics and log → CORS (widget API) → rate limit (widget API)
 // → route.
@@ -114,10 +121,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// CORS is fully open (spec), errors included, so a page on any
 		// origin can read every answer. No credentials are used.
 		h := rec.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
+		h["Access-Control-Allow-Origin"] = allowAnyOrigin
 		// The widget honours Retry-After on a 429; browsers hide it from
 		// cross-origin scripts unless exposed.
-		h.Set("Access-Control-Expose-Headers", "Retry-After")
+		h["Access-Control-Expose-Headers"] = exposeRetryAfter
 		if r.Method == http.MethodOptions {
 			// Preflights do no work, so they do not count against the limit.
 			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
@@ -141,7 +148,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) done(method, route string, status int, start time.Time) {
 	d := time.Since(start)
 	s.Metrics.request(route, status, d)
-	s.Logger.Info("request", "method", method, "route", route, "status", status, "duration_ms", float64(d.Microseconds())/1000)
+	// Checked first: building the record's attributes costs allocations on
+	// every request even when the level is off (it is, under load).
+	if s.Logger.Enabled(context.Background(), slog.LevelInfo) {
+		s.Logger.Info("request", "method", method, "route", route, "status", status, "duration_ms", float64(d.Microseconds())/1000)
+	}
 }
 
 // allow applies the per-IP rate limit; on refusal it has written the 429.

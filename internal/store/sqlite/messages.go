@@ -113,7 +113,9 @@ func newRow(n store.NewMessage) messageRow {
 
 // args are the insert statement's parameters, in its column order.
 func (r messageRow) args() []any {
-	return []any{r.n.ConversationID, r.n.Role, r.n.Text, r.folded, r.n.OperatorName, millis(r.createdAt)}
+	// The role as a plain string: a named string type would take the
+	// driver's conversion by reflection (driverValue).
+	return []any{r.n.ConversationID, string(r.n.Role), r.n.Text, r.folded, r.n.OperatorName, millis(r.createdAt)}
 }
 
 // message is the row as stored, but for its seq.
