@@ -16,6 +16,7 @@ func testAccounts(t *testing.T, s store.Store) {
 	a, err := s.CreateAccount(ctx, store.NewAccount{
 		Email: "Mixed.Case@Example.COM", Name: "Ann", PasswordHash: "$2a$hash", Limits: limits,
 	})
+	after := time.Now()
 	noErr(t, "CreateAccount", err)
 	if a.ID == "" {
 		t.Fatal("CreateAccount: empty id")
@@ -23,7 +24,7 @@ func testAccounts(t *testing.T, s store.Store) {
 	if a.Email != "mixed.case@example.com" {
 		t.Errorf("email %q, want it lower-cased", a.Email)
 	}
-	sameTime(t, "CreatedAt", a.CreatedAt, before)
+	stampedNow(t, "CreatedAt", a.CreatedAt, before, after)
 
 	got, err := s.AccountByID(ctx, a.ID)
 	noErr(t, "AccountByID", err)

@@ -73,7 +73,7 @@ func testMessages(t *testing.T, s store.Store) {
 	// A zero CreatedAt is now.
 	before := time.Now()
 	m, _ := add(t, s, store.NewMessage{ConversationID: c.ID, Role: domain.RoleVisitor, Text: "now"})
-	sameTime(t, "default CreatedAt", m.CreatedAt, before)
+	stampedNow(t, "default CreatedAt", m.CreatedAt, before, time.Now())
 
 	_, _, err = s.AddMessage(ctx, store.NewMessage{ConversationID: secret.ConversationID(), Role: domain.RoleVisitor, Text: "x"})
 	wantErr(t, "AddMessage missing conversation", err, domain.ErrNotFound)

@@ -164,6 +164,20 @@ func sameTime(t *testing.T, what string, got, want time.Time) {
 	}
 }
 
+// stampedNow checks a time a store set to "now": in UTC, at or after
+// before (which the store's millisecond precision may round down) and at
+// or before after. before and after bracket the call, so how long it took
+// never matters.
+func stampedNow(t *testing.T, what string, got, before, after time.Time) {
+	t.Helper()
+	if got.Location() != time.UTC {
+		t.Errorf("%s: location %v, want UTC", what, got.Location())
+	}
+	if got.Before(before.Truncate(time.Millisecond)) || got.After(after) {
+		t.Errorf("%s: %v, want between %v and %v", what, got, before, after)
+	}
+}
+
 func testPing(t *testing.T, s store.Store) {
 	noErr(t, "Ping", s.Ping(t.Context()))
 }

@@ -72,12 +72,13 @@ func testUsers(t *testing.T, s store.Store) {
 	op, err := s.CreateUser(ctx, store.NewUser{
 		AccountID: a.ID, Email: "Olga.Ștefan@Example.com", Name: "Olga", PasswordHash: "h1", Role: domain.UserOperator,
 	})
+	after := time.Now()
 	noErr(t, "CreateUser", err)
 	if op.ID == "" || op.ID == own.ID || op.AccountID != a.ID || op.Email != "olga.ștefan@example.com" ||
 		op.Name != "Olga" || op.PasswordHash != "h1" || op.Role != domain.UserOperator || op.IsOwner() {
 		t.Errorf("CreateUser = %+v", op)
 	}
-	sameTime(t, "CreatedAt", op.CreatedAt, before)
+	stampedNow(t, "CreatedAt", op.CreatedAt, before, after)
 
 	lookups := []struct {
 		name    string
