@@ -13,8 +13,15 @@ import (
 	"parley/internal/store"
 )
 
-const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
-	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name`
+// convCols are a conversation's columns, for queries FROM conversations.
+// Its last message is read from the messages, newest by seq (one step
+// down the messages_conversation index each), not stored on the
+// conversation: a chat then writes its messages and nothing else
+// (migration 0005).
+const convCols = `id, agent_id, account_id, visitor_id, page_url, mode, created_at,
+	(SELECT m.created_at FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1),
+	coalesce((SELECT m.text FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1), ''),
+	waiting, misses, assignee_id, assignee_name`
 
 func scanConversation(sc scanner) (domain.Conversation, error) {
 	var c domain.Conversation

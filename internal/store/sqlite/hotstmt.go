@@ -31,7 +31,7 @@ const (
 	hotInsertMessage
 	hotInsertTwo    // two messages in one statement: a chat and its reply
 	hotAfterMessage // the conversation's state after a message
-	hotAfterReply   // the same when neither mode, waiting nor assignee changed
+	hotSetMisses    // the same when only the count of misses changed
 	hotSetWaiting
 	hotInsertConv
 	hotUpsertUsage
@@ -49,10 +49,9 @@ var hotSQL = [hotCount]string{
 		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
 		VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
 	hotAfterMessage: `
-		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?,
-			last_message_at = ?, last_message = ?
+		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?
 		WHERE id = ?`,
-	hotAfterReply: `UPDATE conversations SET misses = ?, last_message_at = ?, last_message = ? WHERE id = ?`,
+	hotSetMisses:  `UPDATE conversations SET misses = ? WHERE id = ?`,
 	hotSetWaiting: `UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`,
 	hotInsertConv: `
 		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)

@@ -129,19 +129,20 @@ func (r messageRow) message() domain.Message {
 // saveConversation writes what a message changed of a conversation (from
 // before to c), and records the new value for the conversation cache.
 //
-// Most messages change only the last message and the count of misses.
-// Those are written by a statement that sets nothing else: SQLite updates
-// every index on a column an UPDATE sets, whether or not its value
-// changes, and waiting is indexed (the inbox filters on it).
+// The last message is not stored on the conversation (see convCols), so
+// most messages — those that change neither mode, waiting, assignee nor
+// the count of misses — write nothing here. The others set only what can
+// have changed: SQLite updates every index on a column an UPDATE sets,
+// whether or not its value changes, and waiting is indexed (the inbox
+// filters on it).
 func (s *Store) saveConversation(before, c domain.Conversation) error {
 	var err error
-	if c.Mode == before.Mode && c.Waiting == before.Waiting &&
-		c.AssigneeID == before.AssigneeID && c.AssigneeName == before.AssigneeName {
-		_, err = s.execHot(hotAfterReply,
-			c.Misses, millis(c.LastMessageAt), c.LastMessage, c.ID)
-	} else {
-		_, err = s.execHot(hotAfterMessage,
-			c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, millis(c.LastMessageAt), c.LastMessage, c.ID)
+	switch {
+	case c.Mode != before.Mode || c.Waiting != before.Waiting ||
+		c.AssigneeID != before.AssigneeID || c.AssigneeName != before.AssigneeName:
+		_, err = s.execHot(hotAfterMessage, string(c.Mode), c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.ID)
+	case c.Misses != before.Misses:
+		_, err = s.execHot(hotSetMisses, c.Misses, c.ID)
 	}
 	if err == nil {
 		s.wrote(c)

@@ -179,3 +179,62 @@ func TestUpgradeFrom0003(t *testing.T) {
 		t.Errorf("%d messages of a deleted conversation left (%v); the cascade is gone", left, err)
 	}
 }
+
+// TestUpgradeFrom0004: migration 0005 drops the stored copies of each
+// conversation's last message; what the store returns is read from the
+// messages, and is what the copies said.
+func TestUpgradeFrom0004(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := migratedTo(t, path, 4)
+	for _, q := range []string{
+		`INSERT INTO accounts VALUES ('acc_old', 'old@example.com', 'Old Co', '$2a$old', 100, 0, 0, 1)`,
+		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at)
+			VALUES ('ag_old', 'acc_old', 'Bot', '{}', 1, 1)`,
+		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, last_message_at, last_message)
+			VALUES ('cv_a', 'ag_old', 'acc_old', 'v_1', '', 'ai', 1, 12, 'Ana here'),
+			       ('cv_empty', 'ag_old', 'acc_old', 'v_2', '', 'ai', 2, NULL, '')`,
+		`INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at) VALUES
+			('cv_a', 'visitor', 'Hello', 'hello', '', 10),
+			('cv_a', 'ai', 'Hi!', 'hi!', '', 11),
+			('cv_a', 'operator', 'Ana here', 'ana here', 'Ana', 12)`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open after the upgrade: %v", err)
+	}
+	defer s.Close()
+	rows, err := s.r.QueryContext(ctx, `SELECT name FROM pragma_table_info('conversations') WHERE name LIKE 'last_message%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		t.Errorf("column conversations.%s is still there", name)
+	}
+	rows.Close()
+
+	c, err := s.Conversation(ctx, "cv_a")
+	if err != nil || c.LastMessage != "Ana here" || c.LastMessageAt.UnixMilli() != 12 {
+		t.Errorf("Conversation(cv_a) = %+v, %v; want the last message %q at 12 ms", c, err, "Ana here")
+	}
+	page, err := s.Conversations(ctx, "acc_old", store.ConversationFilter{})
+	if err != nil || len(page.Conversations) != 2 {
+		t.Fatalf("Conversations = %+v, %v", page, err)
+	}
+	for _, c := range page.Conversations {
+		switch {
+		case c.ID == "cv_empty" && (c.LastMessage != "" || !c.LastMessageAt.IsZero()):
+			t.Errorf("a conversation without messages lists a last message: %+v", c)
+		case c.ID == "cv_a" && (c.LastMessage != "Ana here" || c.LastMessageAt.UnixMilli() != 12):
+			t.Errorf("cv_a listed as %+v", c)
+		}
+	}
+}
