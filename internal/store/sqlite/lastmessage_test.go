@@ -16,15 +16,11 @@ import (
 func TestChatWritesOnlyItsMessages(t *testing.T) {
 	f := newConvFixture(t)
 	s, ctx := f.s, t.Context()
-	for _, q := range []string{
+	execAll(t, s.w,
 		`CREATE TABLE conversation_updates (id TEXT)`,
 		`CREATE TRIGGER log_conversation_update AFTER UPDATE ON conversations
 			BEGIN INSERT INTO conversation_updates VALUES (new.id); END`,
-	} {
-		if _, err := s.w.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	updates := func() (n int) {
 		t.Helper()
 		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM conversation_updates`).Scan(&n); err != nil {
@@ -68,20 +64,7 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 // scan of the messages.
 func TestLastMessageUsesTheIndex(t *testing.T) {
 	s := openTemp(t)
-	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN SELECT `+convCols+` FROM conversations WHERE id = ?`, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
+	plan := queryPlan(t, s.r, `SELECT `+convCols+` FROM conversations WHERE id = ?`, "x")
 	n := 0
 	for _, d := range plan {
 		if strings.Contains(d, "messages") {

@@ -39,16 +39,29 @@ func migratedTo(t *testing.T, path string, version int) *sql.DB {
 	return db
 }
 
-// opcodes lists the SQLite program of query, one opcode per step.
-func opcodes(t *testing.T, db *sql.DB, query string, args ...any) []string {
+// execAll runs each statement on db, failing the test at the first error.
+func execAll(t *testing.T, db *sql.DB, statements ...string) {
 	t.Helper()
-	rows, err := db.Query("EXPLAIN "+query, args...)
+	for _, q := range statements {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// columnOf is column col of every row query returns, as text.
+func columnOf(t *testing.T, db *sql.DB, col int, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
-	var ops []string
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -58,9 +71,39 @@ func opcodes(t *testing.T, db *sql.DB, query string, args ...any) []string {
 		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		ops = append(ops, fmt.Sprint(vals[1])) // addr, opcode, p1, ...
+		out = append(out, fmt.Sprintf("%s", vals[col]))
 	}
-	return ops
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// opcodes lists the SQLite program of query, one opcode per step.
+func opcodes(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	return columnOf(t, db, 1, "EXPLAIN "+query, args...) // addr, opcode, p1, ...
+}
+
+// queryPlan is SQLite's plan for query, one line a step.
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	return columnOf(t, db, 3, "EXPLAIN QUERY PLAN "+query, args...) // id, parent, notused, detail
+}
+
+// messageRows is every message of db, a line each, in seq order.
+func messageRows(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	return columnOf(t, db, 0, `SELECT seq || '|' || conversation_id || '|' || role || '|' || text || '|' ||
+		text_folded || '|' || operator_name || '|' || created_at FROM messages ORDER BY seq`)
+}
+
+// oldOwner is an account with an agent, as the schemas of 0001 to 0004
+// store them.
+var oldOwner = []string{
+	`INSERT INTO accounts VALUES ('acc_old', 'old@example.com', 'Old Co', '$2a$old', 100, 0, 0, 1)`,
+	`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at)
+		VALUES ('ag_old', 'acc_old', 'Bot', '{}', 1, 1)`,
 }
 
 // TestUpgradeFrom0003: migration 0004 rebuilds messages with its role
@@ -70,10 +113,7 @@ func TestUpgradeFrom0003(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := migratedTo(t, path, 3)
-	for _, q := range []string{
-		`INSERT INTO accounts VALUES ('acc_old', 'old@example.com', 'Old Co', '$2a$old', 100, 0, 0, 1)`,
-		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at)
-			VALUES ('ag_old', 'acc_old', 'Bot', '{}', 1, 1)`,
+	execAll(t, old, slices.Concat(oldOwner, []string{
 		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
 			VALUES ('cv_a', 'ag_old', 'acc_old', 'v_1', '', 'human', 1), ('cv_b', 'ag_old', 'acc_old', 'v_2', '', 'ai', 2)`,
 		`INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at) VALUES
@@ -84,23 +124,8 @@ func TestUpgradeFrom0003(t *testing.T) {
 			('cv_b', 'ai', 'late', 'late', '', 14)`,
 		// The newest message is gone: its seq (5) must still never come back.
 		`DELETE FROM messages WHERE seq = 5`,
-	} {
-		if _, err := old.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	var before []string
-	rows, err := old.QueryContext(ctx, `SELECT seq || '|' || conversation_id || '|' || role || '|' || text || '|' ||
-		text_folded || '|' || operator_name || '|' || created_at FROM messages ORDER BY seq`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var r string
-		rows.Scan(&r)
-		before = append(before, r)
-	}
-	rows.Close()
+	})...)
+	before := messageRows(t, old)
 	if len(before) != 4 {
 		t.Fatalf("old messages = %v", before)
 	}
@@ -116,37 +141,14 @@ func TestUpgradeFrom0003(t *testing.T) {
 	}
 	defer s.Close()
 
-	var after []string
-	rows, err = s.r.QueryContext(ctx, `SELECT seq || '|' || conversation_id || '|' || role || '|' || text || '|' ||
-		text_folded || '|' || operator_name || '|' || created_at FROM messages ORDER BY seq`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var r string
-		rows.Scan(&r)
-		after = append(after, r)
-	}
-	rows.Close()
-	if !slices.Equal(after, before) {
+	if after := messageRows(t, s.r); !slices.Equal(after, before) {
 		t.Errorf("messages after the upgrade:\n%v\nwant\n%v", after, before)
 	}
 
 	if ops := opcodes(t, s.r, insert, "cv_a", "ai"); slices.Contains(ops, "OpenEphemeral") {
 		t.Errorf("a message insert still builds a temporary table: %v", ops)
 	}
-	var plan string
-	rows, err = s.r.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT seq FROM messages WHERE conversation_id = 'cv_a' ORDER BY seq`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		rows.Scan(&id, &parent, &unused, &detail)
-		plan += detail + "; "
-	}
-	rows.Close()
+	plan := strings.Join(queryPlan(t, s.r, `SELECT seq FROM messages WHERE conversation_id = 'cv_a' ORDER BY seq`), "; ")
 	if !strings.Contains(plan, "messages_conversation") {
 		t.Errorf("reading a conversation's messages does not use its index: %s", plan)
 	}
@@ -187,10 +189,7 @@ func TestUpgradeFrom0004(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := migratedTo(t, path, 4)
-	for _, q := range []string{
-		`INSERT INTO accounts VALUES ('acc_old', 'old@example.com', 'Old Co', '$2a$old', 100, 0, 0, 1)`,
-		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at)
-			VALUES ('ag_old', 'acc_old', 'Bot', '{}', 1, 1)`,
+	execAll(t, old, slices.Concat(oldOwner, []string{
 		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, last_message_at, last_message)
 			VALUES ('cv_a', 'ag_old', 'acc_old', 'v_1', '', 'ai', 1, 12, 'Ana here'),
 			       ('cv_empty', 'ag_old', 'acc_old', 'v_2', '', 'ai', 2, NULL, '')`,
@@ -198,11 +197,7 @@ func TestUpgradeFrom0004(t *testing.T) {
 			('cv_a', 'visitor', 'Hello', 'hello', '', 10),
 			('cv_a', 'ai', 'Hi!', 'hi!', '', 11),
 			('cv_a', 'operator', 'Ana here', 'ana here', 'Ana', 12)`,
-	} {
-		if _, err := old.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	})...)
 	old.Close()
 
 	s, err := Open(ctx, path)
