@@ -133,20 +133,35 @@ func newAnalyzer(lang string) *analyzer {
 
 // terms appends the terms of text (stop words removed) to dst.
 func (a *analyzer) terms(dst []term, text string) []term {
+	for _, w := range a.words(text) {
+		dst = append(dst, term{w.word, a.stem(w.lang, w.word), w.lang})
+	}
+	return dst
+}
+
+// word is a word of a text as the analyzer sees it before stemming:
+// folded, phrases rewritten, with the language of its stemmer.
+type word struct {
+	word, lang string
+}
+
+// words are the words of text, stop words removed, not yet stemmed.
+func (a *analyzer) words(text string) []word {
 	tokens := tokenize(text)
 	// Latin words follow the text's language's rules, Cyrillic words
 	// always Russian ones (see stemLang); a rule only matches words of
 	// its own script.
 	tokens = rewritePhrases(tokens, stemLang(scriptLatin, a.lang))
 	tokens = rewritePhrases(tokens, "ru")
+	out := make([]word, 0, len(tokens))
 	for _, t := range tokens {
 		sl := stemLang(t.script, a.lang)
 		if sl != "" && stopWords[sl][t.word] {
 			continue
 		}
-		dst = append(dst, term{t.word, a.stem(sl, t.word), sl})
+		out = append(out, word{t.word, sl})
 	}
-	return dst
+	return out
 }
 
 func (a *analyzer) stem(sl, word string) string {

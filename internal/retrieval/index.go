@@ -67,6 +67,7 @@ type langIndex struct {
 	headInfo  []float64 // by unit (local): IDF sum of its distinct head terms, for head coverage
 
 	scratch sync.Pool // *accumulator
+	memo    wordMemo  // query words resolved (search.go)
 }
 
 // posting is one unit that has a term, with the term's BM25F contribution

@@ -104,10 +104,7 @@ type alt struct {
 // rarest known word, so "what is the weather on Mars" scores near 0 against
 // a shop's knowledge even when one of its words happens to occur there.
 func (ix *Index) Search(query, lang string, k int) []Hit {
-	li := ix.langs[lang]
-	if li == nil {
-		li = ix.other
-	}
+	li := ix.langIndex(lang)
 	if li == nil || k <= 0 || len(li.units) == 0 {
 		return nil
 	}
@@ -158,6 +155,15 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 	return hits
 }
 
+// langIndex is the part of the index that queries in lang search: lang's
+// own, else the one for languages without one (nil when there is none).
+func (ix *Index) langIndex(lang string) *langIndex {
+	if li := ix.langs[lang]; li != nil {
+		return li
+	}
+	return ix.other
+}
+
 // queryTerms analyses a query. Each distinct word is looked up in the
 // vocabulary, else recognised as a typo of a written word or of a stem; it
 // then also matches its relatives (see relatives) and synonyms. Words the
@@ -168,41 +174,68 @@ func (li *langIndex) queryTerms(query, lang string) []queryTerm {
 	var out []queryTerm
 	var seenStems []string // of unknown words
 	var seenTerms []int32  // of the terms words were recognised as
-	for _, t := range an.terms(nil, query) {
-		main, match, base := int32(-1), 1.0, t.stem
-		if id, ok := li.terms[t.stem]; ok {
-			main = id
-		} else if hasDigit(t.word) {
-			// numbers are not misspelt words
-		} else if w, ok := li.wordTypos.lookup(t.word, li.moreFrequentWord); ok {
-			main, match = li.wordTerm[w], typoMatch
-		} else if s, ok := li.stemTypos.lookup(t.stem, li.moreFrequentTerm); ok {
-			main, match = s, typoMatch
-		} else if w, ok := synonymTypo(t); ok {
-			match, base = typoMatch, w
-		}
-		if main >= 0 {
-			if slices.Contains(seenTerms, main) {
+	for _, w := range an.words(query) {
+		r := li.resolve(w)
+		if r.main >= 0 {
+			if slices.Contains(seenTerms, r.main) {
 				continue
 			}
-			seenTerms = append(seenTerms, main)
-			base = li.stems[main]
+			seenTerms = append(seenTerms, r.main)
 		} else {
-			if slices.Contains(seenStems, base) {
+			if slices.Contains(seenStems, r.base) {
 				continue
 			}
-			seenStems = append(seenStems, base)
+			seenStems = append(seenStems, r.base)
 		}
-		qt := li.expand(main, match, base, t.word, t.lang)
-		if len(qt.alts) == 0 && isStopTypo(t) {
-			continue
+		if !r.drop {
+			out = append(out, r.qt)
 		}
-		if hasDigit(t.word) {
-			qt.weight *= numberWeight
-		}
-		out = append(out, qt)
 	}
 	return out
+}
+
+// resolved is what a query word comes to in an index: the term it is
+// recognised as (-1 when none), the stem it stands for, its query term,
+// and whether it is dropped (an unknown word that is a typo of a stop
+// word).
+type resolved struct {
+	main int32
+	base string
+	qt   queryTerm
+	drop bool
+}
+
+// resolve looks qw up as queryTerms describes, remembering the answer
+// (wordMemo): it depends on the word and the index alone, and visitors'
+// messages are made of the same words again and again.
+func (li *langIndex) resolve(qw word) resolved {
+	if r, ok := li.memo.get(qw); ok {
+		return r
+	}
+	a := analyzer{}
+	t := term{qw.word, a.stem(qw.lang, qw.word), qw.lang}
+	main, match, base := int32(-1), 1.0, t.stem
+	if id, ok := li.terms[t.stem]; ok {
+		main = id
+	} else if hasDigit(t.word) {
+		// numbers are not misspelt words
+	} else if w, ok := li.wordTypos.lookup(t.word, li.moreFrequentWord); ok {
+		main, match = li.wordTerm[w], typoMatch
+	} else if s, ok := li.stemTypos.lookup(t.stem, li.moreFrequentTerm); ok {
+		main, match = s, typoMatch
+	} else if w, ok := synonymTypo(t); ok {
+		match, base = typoMatch, w
+	}
+	if main >= 0 {
+		base = li.stems[main]
+	}
+	qt := li.expand(main, match, base, t.word, t.lang)
+	if hasDigit(t.word) {
+		qt.weight *= numberWeight
+	}
+	r := resolved{main: main, base: base, qt: qt, drop: len(qt.alts) == 0 && isStopTypo(t)}
+	li.memo.put(qw, r)
+	return r
 }
 
 // minSynonymTypo is the shortest word synonymTypo corrects. Unlike a typo
