@@ -146,6 +146,27 @@ func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// click clicks, with the mouse, the element js finds. The dashboard's
+// live updates redraw parts of a page when a conversation changes, and may
+// replace the element between the moment it is found and the click
+// (DevTools then knows no such node): it is then found again and clicked,
+// as a person clicks the redrawn one.
+func (p *page) click(js string) {
+	p.t.Helper()
+	var err error
+	for range 5 {
+		if err = chromedp.Do(p.ctx, chromedp.Click(chromedp.JSPath(js))); err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node with given id") &&
+			!strings.Contains(err.Error(), "Node is detached") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("clicking %s: %v\n%s", js, err, p.dump())
+}
+
 func (p *page) navigate(url string) {
 	p.t.Helper()
 	p.do(chromedp.Navigate(url))

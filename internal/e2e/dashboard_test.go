@@ -149,9 +149,9 @@ func TestDashboardOperatorFlow(t *testing.T) {
 	settle(p, "the AI's answer as the row's last message", `document.querySelector('#inbox tr[data-id="`+v.conv+`"] .preview').textContent.includes('We are open')`)
 
 	// Open it, take it over, reply with Enter.
-	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('#inbox tr[data-id="` + v.conv + `"] a')`)))
+	p.click(`document.querySelector('#inbox tr[data-id="` + v.conv + `"] a')`)
 	settle(p, "the conversation", `!!document.querySelector('.transcript')`)
-	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('form[action$="/takeover"] button')`)))
+	p.click(`document.querySelector('form[action$="/takeover"] button')`)
 	settle(p, "the takeover", `document.querySelector('.state').textContent.includes('You are answering')`)
 	p.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#reply-text')`)))
 	p.keys("Hi, I am Olga. How can I help?")
@@ -168,7 +168,7 @@ func TestDashboardOperatorFlow(t *testing.T) {
 		t.Fatalf("visitor HTML became %d elements", n)
 	}
 
-	p.do(chromedp.Click(chromedp.JSPath(`document.querySelector('form[action$="/release"] button')`)))
+	p.click(`document.querySelector('form[action$="/release"] button')`)
 	settle(p, "the hand-back", `!!document.querySelector('form[action$="/takeover"]')`)
 	if c, _ := s.store.Conversation(context.Background(), v.conv); c.Mode != domain.ModeAI {
 		t.Fatalf("mode after hand-back: %s", c.Mode)
