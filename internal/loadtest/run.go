@@ -146,6 +146,7 @@ type visitor struct {
 	cur    string
 
 	chatBodies [][]byte // per question, built once per conversation
+	asked      int      // chats so far, in chat mode
 	pollPath   string   // built once per cursor
 }
 
@@ -172,7 +173,8 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 		if !take() {
 			return false
 		}
-		v.chat(ctx, 0)
+		v.chat(ctx, v.asked%answered)
+		v.asked++
 	case "poll":
 		if !take() {
 			return false
@@ -183,7 +185,7 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 			if !take() {
 				return false
 			}
-			v.chat(ctx, i%len(questions))
+			v.chat(ctx, i%len(Questions))
 			if !take() {
 				return false
 			}
@@ -193,7 +195,17 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 	return true
 }
 
-var questions = []string{"What are your opening hours?", "How much does shipping cost?", "Do you ship abroad?", "Talk to a human"}
+// Questions are what visitors ask: first the ones the demo agent
+// (internal/demo) answers from its knowledge, so that a chat is the common
+// case — an answer stored with the question — and last the quick reply
+// that asks for a person, reached in visitors mode with -chats 5 or more.
+// A test keeps the demo answering them.
+var Questions = []string{"What is Parley?", "How much does it cost?", "Which languages are supported?",
+	"Which database does Parley need?", "Talk to a human"}
+
+// answered is how many of Questions the demo agent answers; chat mode
+// asks them in turn.
+const answered = 4
 
 func (v *visitor) init(ctx context.Context) int {
 	body, _ := json.Marshal(map[string]string{"key": v.cfg.Key})
@@ -205,7 +217,7 @@ func (v *visitor) init(ctx context.Context) int {
 		json.Unmarshal(resp, &r)
 		v.conv, v.cur, v.pollPath = r.ConversationID, "", ""
 		v.chatBodies = v.chatBodies[:0]
-		for _, q := range questions {
+		for _, q := range Questions {
 			b, _ := json.Marshal(map[string]string{"key": v.cfg.Key, "conversation_id": v.conv, "text": q})
 			v.chatBodies = append(v.chatBodies, b)
 		}
