@@ -203,9 +203,9 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 var Questions = []string{"What is Parley?", "How much does it cost?", "Which languages are supported?",
 	"Which database does Parley need?", "Talk to a human"}
 
-// answered is how many of Questions the demo agent answers; chat mode
-// asks them in turn.
-const answered = 4
+// answered is how many of Questions the demo agent answers (all but the
+// last); chat mode asks them in turn.
+var answered = len(Questions) - 1
 
 func (v *visitor) init(ctx context.Context) int {
 	body, _ := json.Marshal(map[string]string{"key": v.cfg.Key})
