@@ -70,7 +70,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// BEGIN IMMEDIATE takes the write lock when a transaction starts, so a
 	// transaction that reads and then writes cannot fail halfway with
 	// SQLITE_BUSY if another process holds the file.
-	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate",
+	if err := registerWALVFS(); err != nil {
+		return nil, err
+	}
+	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate", "vfs="+walVFSName,
 		fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", writerAutoCheckpoint)))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
