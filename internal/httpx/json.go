@@ -91,11 +91,18 @@ type decodeErr struct{ msg string }
 
 func (e *decodeErr) Error() string { return e.msg }
 
+// The headers of every JSON answer, shared rather than allocated per
+// response (net/http copies a response's headers, never changes them).
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	noSniff         = []string{"nosniff"}
+)
+
 // JSON writes v as a JSON response with the status.
 func JSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
 	// An encoding error here means the client went away; nothing to do.
 	_ = json.NewEncoder(w).Encode(v)
