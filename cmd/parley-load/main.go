@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -43,10 +44,22 @@ func main() {
 	flag.IntVar(&cfg.LongPolls, "long-polls", 0, "extra visitors that each hold a long poll open for the whole run")
 	flag.DurationVar(&cfg.Ramp, "ramp", 0, "the long-poll visitors arrive evenly over this long (0: all at once)")
 	pid := flag.Int("server-pid", 0, "the server's process id, to report its peak RSS")
+	cpuProfile := flag.String("cpuprofile", "", "write the load tool's own CPU profile to this file: it shares the machine with the server")
 	flag.Parse()
 	if cfg.Key == "" {
 		fmt.Fprintln(os.Stderr, "parley-load: -key is required")
 		os.Exit(2)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "parley-load: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -3,10 +3,12 @@ package loadtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -193,5 +195,65 @@ func TestNullServer(t *testing.T) {
 	}
 	if n != 100 {
 		t.Errorf("%d requests recorded, want 100", n)
+	}
+}
+
+// TestPollFollowsTheCursor: each poll asks for what came after the last
+// cursor it was given, in a new conversation from the start again, though
+// the load tool skips decoding an answer that repeats the last one.
+func TestPollFollowsTheCursor(t *testing.T) {
+	tests := []struct {
+		mode  string
+		chats int
+		want  []string // the after parameter of each poll, in order
+	}{
+		// One conversation: the cursor moves to c5 with the fourth answer.
+		{"poll", 0, []string{"", "c0", "c0", "c0", "c5", "c5"}},
+		// A conversation per round, each polled twice: the second poll of
+		// each follows that conversation's first answer.
+		{"visitors", 2, []string{"", "c0", "", "c0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			var mu sync.Mutex
+			var afters []string
+			polls := map[string]int{}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch r.URL.Path {
+				case "/api/widget/init":
+					json.NewEncoder(w).Encode(map[string]string{"conversation_id": fmt.Sprint("cv_", len(polls))})
+					polls[fmt.Sprint("cv_", len(polls))] = 0
+				case "/api/widget/chat":
+					json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
+				case "/api/widget/poll":
+					conv := r.URL.Query().Get("conversation_id")
+					afters = append(afters, r.URL.Query().Get("after"))
+					polls[conv]++
+					cursor := "c0"
+					if polls[conv] > 3 {
+						cursor = "c5"
+					}
+					json.NewEncoder(w).Encode(map[string]any{"messages": []any{}, "cursor": cursor, "wait": false})
+				}
+			}))
+			defer srv.Close()
+			// Requests: one init, then the polls (and in visitors mode the
+			// chats and the second init).
+			requests := 1 + len(tc.want)
+			if tc.mode == "visitors" {
+				requests = 2 * (1 + 2*tc.chats)
+			}
+			_, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: tc.mode, Visitors: 1, Chats: tc.chats, Requests: requests, Duration: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(afters, tc.want) {
+				t.Fatalf("after parameters %q, want %q", afters, tc.want)
+			}
+		})
 	}
 }
