@@ -38,18 +38,12 @@ func openPlain(t *testing.T, path string) *sql.DB {
 	return db
 }
 
-func mustExec(t *testing.T, db *sql.DB, query string, args ...any) {
-	t.Helper()
-	if _, err := db.Exec(query, args...); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-}
-
 // A commit of many pages reaches the file in one write call, not two per
 // page.
 func TestWALVFSGathersACommit(t *testing.T) {
-	db := openWALVFS(t, filepath.Join(t.TempDir(), "w.db"))
-	mustExec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+	path := filepath.Join(t.TempDir(), "w.db")
+	db := openWALVFS(t, path)
+	execAll(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
 
 	asked, wrote := walVFS.asked.Load(), walVFS.wrote.Load()
 	tx, err := db.Begin()
@@ -73,19 +67,9 @@ func TestWALVFSGathersACommit(t *testing.T) {
 		t.Fatalf("SQLite asked for %d writes, and %d reached the file; want 1", asked, wrote)
 	}
 	var n int
-	if err := openPlain(t, db2path(t, db)).QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil || n != 20 {
+	if err := openPlain(t, path).QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil || n != 20 {
 		t.Fatalf("another connection counts %d rows (%v), want 20", n, err)
 	}
-}
-
-func db2path(t *testing.T, db *sql.DB) string {
-	t.Helper()
-	var seq int
-	var name, file string
-	if err := db.QueryRow(`PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
-		t.Fatal(err)
-	}
-	return file
 }
 
 // A transaction larger than the cache spills pages to the WAL before it
@@ -114,8 +98,7 @@ const largeRows = 3000 // about 3 MB of rows, and an index as large
 
 func largeTransaction(t *testing.T, db *sql.DB) {
 	t.Helper()
-	mustExec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
-	mustExec(t, db, `CREATE INDEX t_body ON t (body)`)
+	execAll(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`, `CREATE INDEX t_body ON t (body)`)
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +136,10 @@ func checkLargeTransaction(t *testing.T, db *sql.DB, who string) {
 func TestWALVFSCommitSurvivesKill(t *testing.T) {
 	if path := os.Getenv("PARLEY_WALVFS_CHILD"); path != "" {
 		db := openWALVFS(t, path)
-		mustExec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
-		mustExec(t, db, `INSERT INTO t (id, body) VALUES (1, ?)`, strings.Repeat("k", 5000))
+		execAll(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+		if _, err := db.Exec(`INSERT INTO t (id, body) VALUES (1, ?)`, strings.Repeat("k", 5000)); err != nil {
+			t.Fatal(err)
+		}
 		fmt.Println("committed")
 		time.Sleep(time.Minute) // killed long before
 		return
