@@ -1,20 +1,19 @@
 package loadtest
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"net"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
 )
 
 // wireConn is one visitor's keep-alive HTTP/1.1 connection, spoken
 // directly: the request is written from bytes built once, and the
-// response read with the little parsing HTTP/1.1 needs (status line,
-// Content-Length or chunked, Connection: close).
+// response read with the little parsing HTTP/1.1 needs (parseAnswer).
+// It is the engine of the long-poll visitors everywhere, and of all
+// visitors where the event loop (loop_linux.go) is not available.
 //
 // Why not net/http's client: on a 2-core machine the load tool shares the
 // CPU with the server it measures, and net/http's client spends about as
@@ -30,16 +29,15 @@ type wireConn struct {
 	mu      sync.Mutex // guards c and stopped against interrupt, from another goroutine
 	stopped bool
 	c       net.Conn // written only by the goroutine making the requests
-	r       *bufio.Reader
-	out     []byte // the request being written
-	body    []byte // the last response body; reused
+	out     []byte   // the request being written
+	in      []byte   // what was read of the answer; reused
+	used    int      // how much of in the last answer took
+	chunks  []byte   // a chunked body, decoded; reused
 }
 
 func newWireConn(addr, host string, local net.Addr, timeout time.Duration) *wireConn {
 	return &wireConn{addr: addr, host: host, local: local, timeout: timeout}
 }
-
-var errMalformed = errors.New("malformed HTTP response")
 
 // do sends one request and returns the status and the body, which stays
 // valid until the next call. When a kept-alive connection ends before a
@@ -48,185 +46,91 @@ var errMalformed = errors.New("malformed HTTP response")
 // what it knows to be safe to repeat; a load tool's chat sent twice is
 // harmless.)
 func (w *wireConn) do(method, target string, body []byte) (int, []byte, error) {
-	w.out = w.out[:0]
-	w.out = append(w.out, method...)
-	w.out = append(w.out, ' ')
-	w.out = append(w.out, target...)
-	w.out = append(w.out, " HTTP/1.1\r\nHost: "...)
-	w.out = append(w.out, w.host...)
-	w.out = append(w.out, "\r\nUser-Agent: parley-load\r\n"...)
-	if body != nil {
-		w.out = append(w.out, "Content-Type: application/json\r\nContent-Length: "...)
-		w.out = strconv.AppendInt(w.out, int64(len(body)), 10)
-		w.out = append(w.out, "\r\n"...)
-	}
-	w.out = append(w.out, "\r\n"...)
-	w.out = append(w.out, body...)
-
+	w.out = appendRequest(w.out[:0], method, target, w.host, body)
 	reused := w.c != nil
-	status, err := w.roundTrip()
+	a, err := w.roundTrip()
 	if err != nil && reused && errors.Is(err, errIdleClosed) {
-		status, err = w.roundTrip()
+		a, err = w.roundTrip()
 	}
 	if err != nil {
 		w.close()
 		return 0, nil, err
 	}
-	return status, w.body, nil
+	return a.status, a.body, nil
 }
 
 // errIdleClosed: the server closed the connection before answering a
 // byte, as it may do to an idle keep-alive connection.
 var errIdleClosed = errors.New("connection closed before the response")
 
-func (w *wireConn) roundTrip() (int, error) {
+func (w *wireConn) roundTrip() (answer, error) {
 	w.mu.Lock()
 	stopped := w.stopped
 	w.mu.Unlock()
 	if stopped {
-		return 0, net.ErrClosed
+		return answer{}, net.ErrClosed
 	}
 	if w.c == nil {
 		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: w.local}
 		c, err := d.Dial("tcp", w.addr)
 		if err != nil {
-			return 0, err
+			return answer{}, err
 		}
 		w.mu.Lock()
 		if w.stopped {
 			w.mu.Unlock()
 			c.Close()
-			return 0, net.ErrClosed
+			return answer{}, net.ErrClosed
 		}
 		w.c = c
 		w.mu.Unlock()
-		if w.r == nil {
-			w.r = bufio.NewReaderSize(c, 8192)
-		} else {
-			w.r.Reset(c)
-		}
+		w.in, w.used = w.in[:0], 0
 	}
 	// Under mu, so an interrupt cannot fall between the check and the
 	// deadline it would otherwise be overwritten by.
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
-		return 0, net.ErrClosed
+		return answer{}, net.ErrClosed
 	}
 	w.c.SetDeadline(time.Now().Add(w.timeout))
 	w.mu.Unlock()
 	if _, err := w.c.Write(w.out); err != nil {
 		w.close()
-		return 0, errIdleClosed
+		return answer{}, errIdleClosed
 	}
-	line, err := w.r.ReadSlice('\n')
-	if err != nil {
-		w.close()
-		if len(line) == 0 && (errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || isReset(err)) {
-			return 0, errIdleClosed
-		}
-		return 0, err
-	}
-	// "HTTP/1.1 200 OK\r\n"
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
-		return 0, errMalformed
-	}
-	status := 0
-	for _, d := range line[9:12] {
-		if d < '0' || d > '9' {
-			return 0, errMalformed
-		}
-		status = status*10 + int(d-'0')
-	}
-	length, chunked, closing := -1, false, false
+	// What is left of the last answer, if anything, belongs to this one.
+	w.in = append(w.in[:0], w.in[w.used:]...)
+	w.used = 0
 	for {
-		h, err := w.r.ReadSlice('\n')
-		if err != nil {
-			return 0, err
-		}
-		h = bytes.TrimRight(h, "\r\n")
-		if len(h) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(h, []byte(":"))
-		if !ok {
-			return 0, errMalformed
-		}
-		value = bytes.TrimSpace(value)
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 {
-				return 0, errMalformed
+		a, err := parseAnswer(w.in, false, &w.chunks)
+		if err == errIncomplete {
+			if len(w.in) == cap(w.in) {
+				w.in = slices.Grow(w.in, max(cap(w.in), 8192))
 			}
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			chunked = bytes.EqualFold(value, []byte("chunked"))
-		case bytes.EqualFold(name, []byte("Connection")):
-			closing = bytes.EqualFold(value, []byte("close"))
-		}
-	}
-	w.body = w.body[:0]
-	switch {
-	case status < 200 || status == 204 || status == 304:
-		// No body, whatever the headers say (RFC 9112, section 6.3).
-	case chunked:
-		err = w.readChunked()
-	case length >= 0:
-		w.body = grow(w.body, length)
-		_, err = io.ReadFull(w.r, w.body)
-	default: // no length: the body runs to the end of the connection
-		var b bytes.Buffer
-		_, err = b.ReadFrom(w.r)
-		w.body, closing = b.Bytes(), true
-	}
-	if err != nil {
-		return 0, err
-	}
-	if closing {
-		w.close()
-	}
-	return status, nil
-}
-
-func (w *wireConn) readChunked() error {
-	for {
-		line, err := w.r.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		size, _, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(";"))
-		n, err := strconv.ParseInt(string(size), 16, 32)
-		if err != nil || n < 0 {
-			return errMalformed
-		}
-		if n == 0 {
-			// Trailers, then the empty line.
-			for {
-				t, err := w.r.ReadSlice('\n')
-				if err != nil {
-					return err
-				}
-				if len(bytes.TrimRight(t, "\r\n")) == 0 {
-					return nil
-				}
+			var n int
+			n, err = w.c.Read(w.in[len(w.in):cap(w.in)])
+			w.in = w.in[:len(w.in)+n]
+			if n > 0 {
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				a, err = parseAnswer(w.in, true, &w.chunks)
 			}
 		}
-		start := len(w.body)
-		w.body = grow(w.body, start+int(n))
-		if _, err := io.ReadFull(w.r, w.body[start:]); err != nil {
-			return err
+		if err != nil {
+			w.close()
+			if len(w.in) == 0 && (errors.Is(err, errMalformed) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || isReset(err)) {
+				return answer{}, errIdleClosed
+			}
+			return answer{}, err
 		}
-		if _, err := w.r.Discard(2); err != nil { // the chunk's CRLF
-			return err
+		w.used = a.size
+		if a.closing {
+			w.close()
 		}
+		return a, nil
 	}
-}
-
-// grow returns b with length n, reusing its array when it is big enough.
-func grow(b []byte, n int) []byte {
-	if cap(b) >= n {
-		return b[:n]
-	}
-	return append(b[:cap(b)], make([]byte, n-cap(b))...)
 }
 
 func (w *wireConn) close() {
