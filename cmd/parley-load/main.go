@@ -43,6 +43,7 @@ func main() {
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "stop after this long")
 	flag.IntVar(&cfg.LongPolls, "long-polls", 0, "extra visitors that each hold a long poll open for the whole run")
 	flag.DurationVar(&cfg.Ramp, "ramp", 0, "the long-poll visitors arrive evenly over this long (0: all at once)")
+	flag.StringVar(&cfg.Engine, "engine", "", "how the visitors' requests are made: loop (one epoll loop, like wrk; the default on Linux) or goroutines (one each)")
 	pid := flag.Int("server-pid", 0, "the server's process id, to report its peak RSS")
 	cpuProfile := flag.String("cpuprofile", "", "write the load tool's own CPU profile to this file: it shares the machine with the server")
 	flag.Parse()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -50,52 +51,54 @@ func TestPercentiles(t *testing.T) {
 // A fake widget API on loopback: the run stays within its request budget,
 // uses several source addresses, and records every endpoint.
 func TestRunAgainstAFakeServer(t *testing.T) {
-	var mu sync.Mutex
-	sources := map[string]bool{}
-	requests := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		mu.Lock()
-		sources[host] = true
-		requests++
-		mu.Unlock()
-		switch r.URL.Path {
-		case "/api/widget/init":
-			json.NewEncoder(w).Encode(map[string]string{"conversation_id": "cv_1"})
-		case "/api/widget/chat":
-			json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
-		case "/api/widget/poll":
-			json.NewEncoder(w).Encode(map[string]any{"messages": []any{}, "cursor": "c0"})
-		default:
-			http.NotFound(w, r)
+	forEachEngine(t, func(t *testing.T, e engine) {
+		var mu sync.Mutex
+		sources := map[string]bool{}
+		requests := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			host, _, _ := net.SplitHostPort(r.RemoteAddr)
+			mu.Lock()
+			sources[host] = true
+			requests++
+			mu.Unlock()
+			switch r.URL.Path {
+			case "/api/widget/init":
+				json.NewEncoder(w).Encode(map[string]string{"conversation_id": "cv_1"})
+			case "/api/widget/chat":
+				json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
+			case "/api/widget/poll":
+				json.NewEncoder(w).Encode(map[string]any{"messages": []any{}, "cursor": "c0"})
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		stats, err := Run(context.Background(), Config{Engine: e.name, Target: srv.URL, Key: "wk_x", Mode: "visitors", Visitors: 8, Sources: 4, Chats: 2, Requests: 200, Duration: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}))
-	defer srv.Close()
-	stats, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: "visitors", Visitors: 8, Sources: 4, Chats: 2, Requests: 200, Duration: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0
-	eps := map[string]bool{}
-	for _, s := range stats.Summaries() {
-		total += s.Requests
-		eps[s.Endpoint] = true
-		if s.Statuses[200] != s.Requests {
-			t.Errorf("%s: statuses %v", s.Endpoint, s.Statuses)
+		total := 0
+		eps := map[string]bool{}
+		for _, s := range stats.Summaries() {
+			total += s.Requests
+			eps[s.Endpoint] = true
+			if s.Statuses[200] != s.Requests {
+				t.Errorf("%s: statuses %v", s.Endpoint, s.Statuses)
+			}
 		}
-	}
-	if total != 200 || requests != 200 {
-		t.Fatalf("recorded %d, server saw %d; want exactly the budget of 200", total, requests)
-	}
-	if !eps["POST /api/widget/init"] || !eps["POST /api/widget/chat"] || !eps["GET /api/widget/poll"] {
-		t.Fatalf("endpoints %v", eps)
-	}
-	if len(sources) != 4 {
-		t.Fatalf("source addresses %v, want 4", sources)
-	}
-	if _, err := Run(context.Background(), Config{Target: "http://10.1.1.1:80", Key: "k", Visitors: 1, Requests: 1, Duration: time.Second}); err == nil {
-		t.Fatal("a non-loopback target was accepted")
-	}
+		if total != 200 || requests != 200 {
+			t.Fatalf("recorded %d, server saw %d; want exactly the budget of 200", total, requests)
+		}
+		if !eps["POST /api/widget/init"] || !eps["POST /api/widget/chat"] || !eps["GET /api/widget/poll"] {
+			t.Fatalf("endpoints %v", eps)
+		}
+		if len(sources) != 4 {
+			t.Fatalf("source addresses %v, want 4", sources)
+		}
+		if _, err := Run(context.Background(), Config{Engine: e.name, Target: "http://10.1.1.1:80", Key: "k", Visitors: 1, Requests: 1, Duration: time.Second}); err == nil {
+			t.Fatal("a non-loopback target was accepted")
+		}
+	})
 }
 
 // TestBalancer: requests are spread evenly over the backends, each sees
@@ -146,6 +149,7 @@ func TestBalancer(t *testing.T) {
 func TestRamp(t *testing.T) {
 	var mu sync.Mutex
 	var inits []time.Time
+	testOver := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/widget/init":
@@ -154,10 +158,14 @@ func TestRamp(t *testing.T) {
 			mu.Unlock()
 			json.NewEncoder(w).Encode(map[string]string{"conversation_id": "cv_1"})
 		case "/api/widget/poll":
-			<-r.Context().Done() // held until the run ends
+			select { // held until the run ends
+			case <-r.Context().Done():
+			case <-testOver:
+			}
 		}
 	}))
 	defer srv.Close()
+	defer close(testOver) // first: a failed test must not leave srv.Close waiting
 	start := time.Now()
 	_, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: "poll", Visitors: 1, Sources: 1,
 		Requests: 1 << 20, Duration: 600 * time.Millisecond, LongPolls: 4, Ramp: 400 * time.Millisecond})
@@ -178,82 +186,177 @@ func TestRamp(t *testing.T) {
 // TestNullServer: the load tool runs against the null server without an
 // error status on any endpoint.
 func TestNullServer(t *testing.T) {
-	srv := httptest.NewServer(NullServer())
-	defer srv.Close()
-	stats, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: "visitors", Visitors: 4, Sources: 2, Chats: 2, Requests: 100, Duration: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, s := range stats.Summaries() {
-		for status, count := range s.Statuses {
-			if status != http.StatusOK {
-				t.Errorf("%s: %d × %d", s.Endpoint, count, status)
-			}
-			n += count
+	forEachEngine(t, func(t *testing.T, e engine) {
+		srv := httptest.NewServer(NullServer())
+		defer srv.Close()
+		stats, err := Run(context.Background(), Config{Engine: e.name, Target: srv.URL, Key: "wk_x", Mode: "visitors", Visitors: 4, Sources: 2, Chats: 2, Requests: 100, Duration: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n != 100 {
-		t.Errorf("%d requests recorded, want 100", n)
-	}
+		n := 0
+		for _, s := range stats.Summaries() {
+			for status, count := range s.Statuses {
+				if status != http.StatusOK {
+					t.Errorf("%s: %d × %d", s.Endpoint, count, status)
+				}
+				n += count
+			}
+		}
+		if n != 100 {
+			t.Errorf("%d requests recorded, want 100", n)
+		}
+	})
 }
 
 // TestPollFollowsTheCursor: each poll asks for what came after the last
 // cursor it was given, in a new conversation from the start again, though
 // the load tool skips decoding an answer that repeats the last one.
 func TestPollFollowsTheCursor(t *testing.T) {
-	tests := []struct {
-		mode  string
-		chats int
-		want  []string // the after parameter of each poll, in order
-	}{
-		// One conversation: the cursor moves to c5 with the fourth answer.
-		{"poll", 0, []string{"", "c0", "c0", "c0", "c5", "c5"}},
-		// A conversation per round, each polled twice: the second poll of
-		// each follows that conversation's first answer.
-		{"visitors", 2, []string{"", "c0", "", "c0"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.mode, func(t *testing.T) {
-			var mu sync.Mutex
-			var afters []string
-			polls := map[string]int{}
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		tests := []struct {
+			mode  string
+			chats int
+			want  []string // the after parameter of each poll, in order
+		}{
+			// One conversation: the cursor moves to c5 with the fourth answer.
+			{"poll", 0, []string{"", "c0", "c0", "c0", "c5", "c5"}},
+			// A conversation per round, each polled twice: the second poll of
+			// each follows that conversation's first answer.
+			{"visitors", 2, []string{"", "c0", "", "c0"}},
+		}
+		for _, tc := range tests {
+			t.Run(tc.mode, func(t *testing.T) {
+				var mu sync.Mutex
+				var afters []string
+				polls := map[string]int{}
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					defer mu.Unlock()
+					switch r.URL.Path {
+					case "/api/widget/init":
+						json.NewEncoder(w).Encode(map[string]string{"conversation_id": fmt.Sprint("cv_", len(polls))})
+						polls[fmt.Sprint("cv_", len(polls))] = 0
+					case "/api/widget/chat":
+						json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
+					case "/api/widget/poll":
+						conv := r.URL.Query().Get("conversation_id")
+						afters = append(afters, r.URL.Query().Get("after"))
+						polls[conv]++
+						cursor := "c0"
+						if polls[conv] > 3 {
+							cursor = "c5"
+						}
+						json.NewEncoder(w).Encode(map[string]any{"messages": []any{}, "cursor": cursor, "wait": false})
+					}
+				}))
+				defer srv.Close()
+				// Requests: one init, then the polls (and in visitors mode the
+				// chats and the second init).
+				requests := 1 + len(tc.want)
+				if tc.mode == "visitors" {
+					requests = 2 * (1 + 2*tc.chats)
+				}
+				_, err := Run(context.Background(), Config{Engine: e.name, Target: srv.URL, Key: "wk_x", Mode: tc.mode, Visitors: 1, Chats: tc.chats, Requests: requests, Duration: 10 * time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
 				mu.Lock()
 				defer mu.Unlock()
-				switch r.URL.Path {
-				case "/api/widget/init":
-					json.NewEncoder(w).Encode(map[string]string{"conversation_id": fmt.Sprint("cv_", len(polls))})
-					polls[fmt.Sprint("cv_", len(polls))] = 0
-				case "/api/widget/chat":
-					json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
-				case "/api/widget/poll":
-					conv := r.URL.Query().Get("conversation_id")
-					afters = append(afters, r.URL.Query().Get("after"))
-					polls[conv]++
-					cursor := "c0"
-					if polls[conv] > 3 {
-						cursor = "c5"
-					}
-					json.NewEncoder(w).Encode(map[string]any{"messages": []any{}, "cursor": cursor, "wait": false})
+				if !slices.Equal(afters, tc.want) {
+					t.Fatalf("after parameters %q, want %q", afters, tc.want)
 				}
-			}))
-			defer srv.Close()
-			// Requests: one init, then the polls (and in visitors mode the
-			// chats and the second init).
-			requests := 1 + len(tc.want)
-			if tc.mode == "visitors" {
-				requests = 2 * (1 + 2*tc.chats)
+			})
+		}
+	})
+}
+
+// The run ends on time with requests in flight: they are cut off by
+// closing their connections (the server sees each client go) and not
+// counted, and what was answered before is.
+func TestRunEndsWithRequestsInFlight(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		released, testOver := make(chan struct{}, 16), make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/widget/init" {
+				json.NewEncoder(w).Encode(map[string]string{"conversation_id": "cv_1"})
+				return
 			}
-			_, err := Run(context.Background(), Config{Target: srv.URL, Key: "wk_x", Mode: tc.mode, Visitors: 1, Chats: tc.chats, Requests: requests, Duration: 10 * time.Second})
+			select { // a poll, held until the client goes away
+			case <-r.Context().Done():
+				released <- struct{}{}
+			case <-testOver:
+			}
+		}))
+		defer srv.Close()
+		defer close(testOver) // first: a failed test must not leave srv.Close waiting
+		done := make(chan *Stats, 1)
+		go func() {
+			stats, err := Run(context.Background(), Config{Engine: e.name, Target: srv.URL, Key: "wk_x", Mode: "poll",
+				Visitors: 4, Sources: 1, Requests: 100, Duration: 300 * time.Millisecond})
 			if err != nil {
-				t.Fatal(err)
+				t.Error(err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if !slices.Equal(afters, tc.want) {
-				t.Fatalf("after parameters %q, want %q", afters, tc.want)
+			done <- stats
+		}()
+		stats := within(t, done, "the run ending")
+		for range 4 {
+			within(t, released, "the server seeing a held poll's client go")
+		}
+		got := map[string]map[int]int{}
+		for _, s := range stats.Summaries() {
+			got[s.Endpoint] = s.Statuses
+		}
+		want := map[string]map[int]int{"POST /api/widget/init": {200: 4}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("recorded %v, want %v", got, want)
+		}
+	})
+}
+
+// A server that refuses every connection: each request fails at once, is
+// counted with status 0, and the run still ends on time — the loop
+// resumes visitors from a queue, so a run of such failures cannot grow
+// its stack.
+func TestRunAgainstAClosedPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "http://" + ln.Addr().String()
+	ln.Close()
+	forEachEngine(t, func(t *testing.T, e engine) {
+		done := make(chan *Stats, 1)
+		go func() {
+			stats, err := Run(context.Background(), Config{Engine: e.name, Target: target, Key: "wk_x", Mode: "chat",
+				Visitors: 2, Sources: 1, Requests: 1 << 30, Duration: 200 * time.Millisecond})
+			if err != nil {
+				t.Error(err)
 			}
-		})
+			done <- stats
+		}()
+		stats := within(t, done, "the run ending")
+		n := 0
+		for _, s := range stats.Summaries() {
+			if s.Endpoint != "POST /api/widget/init" || s.Statuses[0] != s.Requests {
+				t.Errorf("%s: %v, want only inits, all failed (status 0)", s.Endpoint, s.Statuses)
+			}
+			n += s.Requests
+		}
+		if n < 2 {
+			t.Errorf("%d failed requests recorded, want at least one per visitor", n)
+		}
+	})
+}
+
+func TestRunEngines(t *testing.T) {
+	srv := httptest.NewServer(NullServer())
+	defer srv.Close()
+	cfg := Config{Target: srv.URL, Key: "wk_x", Mode: "poll", Visitors: 1, Requests: 3, Duration: 10 * time.Second}
+	for _, e := range []string{"", EngineGoroutines, EngineLoop, "threads"} {
+		cfg.Engine = e
+		_, err := Run(context.Background(), cfg)
+		if wantErr := e == "threads" || (e == EngineLoop && !haveLoop); (err != nil) != wantErr {
+			t.Errorf("engine %q: error %v, want an error: %v", e, err, wantErr)
+		}
 	}
 }

@@ -29,7 +29,15 @@ type Config struct {
 	Duration  time.Duration // and after this long, whichever comes first
 	LongPolls int           // in "visitors" mode: this many extra visitors park a long poll (wait=25) and hold it
 	Ramp      time.Duration // the long-poll visitors arrive evenly over this long (0: all at once)
+	Engine    string        // "loop" (one epoll loop for the visitors; Linux) or "goroutines"; "" picks loop where there is one
 }
+
+// Engines: how the visitors' requests are made. Long-poll visitors, idle
+// by design, always have a goroutine each.
+const (
+	EngineLoop       = "loop"
+	EngineGoroutines = "goroutines"
+)
 
 // ErrNotLoopback refuses any target that is not on this machine.
 var ErrNotLoopback = errors.New("the load tool only targets loopback addresses (127.0.0.0/8, ::1, localhost)")
@@ -59,6 +67,20 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 	if cfg.Visitors < 1 || cfg.Requests < 1 || cfg.Duration <= 0 {
 		return nil, errors.New("visitors, requests and duration must be positive")
 	}
+	switch cfg.Engine {
+	case "":
+		cfg.Engine = EngineGoroutines
+		if haveLoop {
+			cfg.Engine = EngineLoop
+		}
+	case EngineLoop:
+		if !haveLoop {
+			return nil, errors.New("the loop engine needs Linux (epoll)")
+		}
+	case EngineGoroutines:
+	default:
+		return nil, fmt.Errorf("engine %q: want %s or %s", cfg.Engine, EngineLoop, EngineGoroutines)
+	}
 	u, _ := url.Parse(cfg.Target) // CheckTarget parsed it
 	addr := u.Host
 	if u.Port() == "" {
@@ -77,35 +99,42 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 	// address (several visitors share one when there are more visitors
 	// than sources), as distinct visitors' would. Each keeps its own
 	// numbers, merged at the end, so recording costs no lock.
-	newVisitor := func(i int) *visitor {
-		return &visitor{
-			cfg: cfg, prefix: prefix, stats: newShard(),
-			c: newWireConn(addr, u.Host, sourceAddr(i%max(cfg.Sources, 1), cfg.Sources), 40*time.Second),
-		}
+	const timeout = 40 * time.Second
+	source := func(i int) net.Addr { return sourceAddr(i%max(cfg.Sources, 1), cfg.Sources) }
+	var all []*visitor
+	newVisitor := func(c requester) *visitor {
+		v := &visitor{cfg: cfg, prefix: prefix, stats: newShard(), c: c}
+		all = append(all, v)
+		return v
 	}
 	var wg sync.WaitGroup
 	// A request in flight when the run ends is cut off by closing its
 	// connection: the run is bounded in time.
 	var mu sync.Mutex
-	var all []*visitor
-	start := func(v *visitor, work func()) {
-		mu.Lock()
-		all = append(all, v)
-		mu.Unlock()
-		wg.Go(work)
-	}
+	var wires []*wireConn
+	var lp *loop
 	stop := context.AfterFunc(ctx, func() {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, v := range all {
-			v.c.interrupt()
+		for _, w := range wires {
+			w.interrupt()
+		}
+		if lp != nil {
+			lp.stop()
 		}
 	})
 	defer stop()
+	goVisit := func(i int, visit func(v *visitor)) {
+		w := newWireConn(addr, u.Host, source(i), timeout)
+		v := newVisitor(w)
+		mu.Lock()
+		wires = append(wires, w)
+		mu.Unlock()
+		wg.Go(func() { visit(v) })
+	}
 	for i := range cfg.LongPolls {
-		v := newVisitor(i)
 		delay := cfg.Ramp * time.Duration(i) / time.Duration(cfg.LongPolls)
-		start(v, func() {
+		goVisit(i, func(v *visitor) {
 			select {
 			case <-time.After(delay):
 				v.holdLongPoll(ctx)
@@ -113,12 +142,34 @@ func Run(ctx context.Context, cfg Config) (*Stats, error) {
 			}
 		})
 	}
-	for i := range cfg.Visitors {
-		v := newVisitor(i)
-		start(v, func() {
-			for ctx.Err() == nil && v.round(ctx, take) {
-			}
-		})
+	hammer := func(v *visitor) {
+		for ctx.Err() == nil && v.round(ctx, take) {
+		}
+	}
+	if cfg.Engine == EngineLoop {
+		l, err := newLoop(addr, u.Host, timeout)
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return nil, err
+		}
+		defer l.close()
+		for i := range cfg.Visitors {
+			c := l.add(source(i))
+			v := newVisitor(c)
+			c.visit = func() { hammer(v) }
+		}
+		mu.Lock()
+		lp = l
+		mu.Unlock()
+		if ctx.Err() != nil { // the run ended before the loop could be stopped
+			l.stop()
+		}
+		wg.Go(l.run)
+	} else {
+		for i := range cfg.Visitors {
+			goVisit(i, hammer)
+		}
 	}
 	wg.Wait()
 	stats.Stop()
@@ -138,10 +189,16 @@ func sourceAddr(i, n int) net.Addr {
 	return &net.TCPAddr{IP: net.IPv4(127, byte(x>>16), byte(x>>8), byte(x))}
 }
 
+// requester makes one request and returns the status and the body, valid
+// until its next call: a wireConn, or a loopConn inside the loop.
+type requester interface {
+	do(method, target string, body []byte) (int, []byte, error)
+}
+
 type visitor struct {
 	cfg    Config
 	prefix string // the target URL's path, before /api/…
-	c      *wireConn
+	c      requester
 	stats  *shard
 	conv   string
 	cur    string
