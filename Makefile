@@ -1,5 +1,5 @@
 # Shortcuts; the README's commands work without make too.
-.PHONY: run test lint bench build
+.PHONY: run test lint bench load build
 
 run:
 	go run ./cmd/parley
@@ -14,6 +14,10 @@ lint:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+
+# The load campaigns of docs/benchmarks.md (Linux, loopback ports 8090 and 8097).
+load:
+	scripts/load-campaign.sh
 
 build:
 	go build -o bin/parley ./cmd/parley
