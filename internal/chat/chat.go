@@ -179,6 +179,7 @@ func applyHandoff(r agent.Reply, s handoff.Settings, missesBefore int, lang stri
 // ask calls the responder within the AI timeout and turns its failures into
 // the two errors the spec names. The cause is logged, never shown.
 func (s *Service) ask(ctx context.Context, req agent.Request) (agent.Reply, error) {
+	visitor := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.aiTimeout)
 	defer cancel()
 	start := time.Now()
@@ -188,6 +189,10 @@ func (s *Service) ask(ctx context.Context, req agent.Request) (agent.Reply, erro
 		s.log.WarnContext(ctx, "AI returned an empty reply", "agent", req.Agent.ID)
 		err = domain.ErrAIUnavailable
 	case err == nil:
+	case visitor.Err() != nil:
+		// The visitor left (the request's context ended), which is no
+		// failure of the AI's: the handler answers it as a closed request.
+		err = visitor.Err()
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		s.log.WarnContext(ctx, "AI timed out", "agent", req.Agent.ID, "timeout", s.aiTimeout)
 		err = domain.ErrAITimeout

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -52,9 +53,20 @@ func Status(err error) (int, ErrorBody) {
 	return http.StatusInternalServerError, ErrorBody{Error: "internal server error"}
 }
 
+// StatusClientClosed is nginx's 499 "client closed request": the request
+// failed because its client went away (a visitor closing the tab while
+// the message was being stored). Nobody reads the answer; the status is
+// for the access log and the metrics, where a 500 would raise an alarm
+// for what is no fault of the server's.
+const StatusClientClosed = 499
+
 // Error writes err as a JSON error response. Unexpected errors are logged
 // with the request's method and path (never its body).
 func Error(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		Message(w, StatusClientClosed, "client closed request")
+		return
+	}
 	status, body := Status(err)
 	if status == http.StatusInternalServerError {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)

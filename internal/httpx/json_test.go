@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -89,5 +91,33 @@ func TestJSONHeaders(t *testing.T) {
 	JSON(rec, http.StatusTeapot, map[string]int{"a": 1})
 	if rec.Code != 418 || rec.Header().Get("Content-Type") != "application/json; charset=utf-8" || strings.TrimSpace(rec.Body.String()) != `{"a":1}` {
 		t.Fatalf("%d %v %q", rec.Code, rec.Header(), rec.Body.String())
+	}
+}
+
+// A request that failed because its client left is a 499, with a JSON
+// body like every error; the same error while the client still waits is
+// an unexpected 500.
+func TestErrorClientClosed(t *testing.T) {
+	gone, leave := context.WithCancel(context.Background())
+	leave()
+	cases := []struct {
+		name   string
+		ctx    context.Context
+		err    error
+		status int
+	}{
+		{"client gone", gone, fmt.Errorf("add exchange: %w", context.Canceled), StatusClientClosed},
+		{"client still there", context.Background(), fmt.Errorf("add exchange: %w", context.Canceled), http.StatusInternalServerError},
+		{"client gone, another error", gone, domain.ErrKeyInvalid, http.StatusForbidden},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			Error(rec, httptest.NewRequest("POST", "/api/widget/chat", nil).WithContext(c.ctx), c.err)
+			var body ErrorBody
+			if rec.Code != c.status || json.Unmarshal(rec.Body.Bytes(), &body) != nil || body.Error == "" {
+				t.Errorf("got %d %s, want %d with a JSON error", rec.Code, rec.Body, c.status)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"time"
@@ -78,11 +79,13 @@ func (m *Metrics) AIDone(d time.Duration, err error) {
 	switch {
 	case errors.Is(err, domain.ErrAITimeout):
 		outcome = "timeout"
+	case errors.Is(err, context.Canceled):
+		outcome = "canceled" // the visitor left: not an AI failure
 	case err != nil:
 		outcome = "unavailable"
 	}
 	m.aiLatency.With(outcome).Observe(d.Seconds())
-	if err != nil {
+	if err != nil && outcome != "canceled" {
 		m.aiErrors.With(outcome).Inc()
 	}
 }

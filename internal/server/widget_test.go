@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +254,80 @@ func TestChatAIFailuresKeepTheMessage(t *testing.T) {
 					t.Fatalf("visitor message not kept: %+v", msgs)
 				}
 			})
+		})
+	}
+}
+
+// A visitor who leaves (closes the tab) while their chat is in flight is
+// no fault of the server's: the request ends as nginx's 499 "client closed
+// request", counted as such and not logged as an error, and no AI failure
+// is counted. What was stored stays stored, and nothing is half-stored.
+func TestChatVisitorLeaves(t *testing.T) {
+	thinking := make(chan struct{}, 1)
+	tests := []struct {
+		name      string
+		responder agent.Responder // nil: the built-in knowledge base
+		// leave ends the request's context: before the request, or once
+		// the AI is thinking.
+		before    bool
+		kept      int // messages stored
+		aiLatency string
+	}{
+		{"while the AI thinks", responderFunc(func(ctx context.Context, _ agent.Request) (agent.Reply, error) {
+			thinking <- struct{}{}
+			<-ctx.Done()
+			return agent.Reply{}, ctx.Err()
+		}), false, 1, `parley_ai_duration_seconds_count{outcome="canceled"} 1`},
+		// The knowledge base answers from memory (its index warmed by a
+		// chat elsewhere); the question and answer are stored in one write,
+		// which a request already ended never joins: nothing is stored.
+		{"before the exchange is stored", nil, true, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{responder: tt.responder})
+			if tt.responder == nil {
+				other, _ := e.start()
+				if r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": other, "text": "hello"}, nil); r.status != 200 {
+					t.Fatalf("warming chat: %d %s", r.status, r.raw)
+				}
+			}
+			conv, _ := e.start()
+			ctx, leave := context.WithCancel(context.Background())
+			if tt.before {
+				leave()
+			}
+			body, _ := json.Marshal(map[string]any{"key": e.key, "conversation_id": conv, "text": "What are your opening hours?"})
+			req := httptest.NewRequest("POST", "/api/widget/chat", bytes.NewReader(body)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				e.handler.ServeHTTP(rec, req)
+			}()
+			if !tt.before {
+				<-thinking
+				leave()
+			}
+			<-done
+			if rec.Code != 499 {
+				t.Fatalf("status %d %s, want 499", rec.Code, rec.Body)
+			}
+			if msgs := e.messages(conv); len(msgs) != tt.kept {
+				t.Fatalf("%d messages stored, want %d: %+v", len(msgs), tt.kept, msgs)
+			}
+			m := string(e.do("GET", "/metrics", nil, nil).raw)
+			for _, want := range []string{`parley_http_requests_total{route="POST /api/widget/chat",status="499"} 1`, tt.aiLatency} {
+				if !strings.Contains(m, want) {
+					t.Errorf("metrics lack %q", want)
+				}
+			}
+			for _, unwanted := range []string{`route="POST /api/widget/chat",status="500"`, `parley_ai_errors_total{`} {
+				if strings.Contains(m, unwanted) {
+					t.Errorf("metrics have %q", unwanted)
+				}
+			}
 		})
 	}
 }
