@@ -294,6 +294,7 @@ func TestChatVisitorLeaves(t *testing.T) {
 			}
 			conv, _ := e.start()
 			ctx, leave := context.WithCancel(context.Background())
+			defer leave()
 			if tt.before {
 				leave()
 			}
