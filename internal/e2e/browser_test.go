@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"parley/internal/testsvc"
 )
 
 // One Chromium serves the whole package; each test gets its own browser
@@ -53,10 +55,7 @@ func startBrowser(t *testing.T) context.Context {
 	path := chromium()
 	if path == "" {
 		msg := "no Chromium found ($PARLEY_CHROMIUM, /usr/bin/chromium, chromium on the PATH); install Debian's chromium package to run the browser tests"
-		if os.Getenv("PARLEY_E2E") == "required" {
-			t.Fatal(msg + " (PARLEY_E2E=required)")
-		}
-		t.Skip(msg)
+		testsvc.Unavailable(t, "PARLEY_E2E", "Chromium", msg)
 	}
 	browser.once.Do(func() {
 		browser.dataDir, browser.err = os.MkdirTemp("", "parley-e2e-chromium-")
