@@ -19,6 +19,7 @@ import (
 	"parley/internal/demo"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
+	"parley/internal/outbound"
 	"parley/internal/park"
 	"parley/internal/server"
 	"parley/internal/store"
@@ -92,13 +93,16 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 	defer closeShared()
 	kb := agent.NewKB(st.Knowledge)
+	// URLs tenants supply go through the outbound guard; the instance's
+	// own (PARLEY_LLM_BASE_URL) does not.
+	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;
 	// all others by the knowledge-base agent alone.
 	llmBackend := llm.New(llm.Config{
 		BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model,
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
-	}, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: log})
+	}, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: log, Outbound: guard})
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
@@ -107,7 +111,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	resolver := clientip.New(cfg.TrustedProxies)
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
-		BaseURL: cfg.BaseURL, Logger: log,
+		BaseURL: cfg.BaseURL, Logger: log, CheckAgentConfig: llmBackend.CheckAgentConfig,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 	})
 	if err != nil {
@@ -118,7 +122,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ParkOn(lot),
-		Manage:    manageapi.New(st, chatSvc, kb),
+		Manage:    manageapi.New(st, chatSvc, kb).CheckConfigs(llmBackend.CheckAgentConfig),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,
@@ -143,6 +147,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		log.Info("AI: OpenAI-compatible LLM", "base_url", cfg.LLM.BaseURL, "model", cfg.LLM.Model)
 	} else {
 		log.Info("AI: built-in knowledge-base agent (set PARLEY_LLM_BASE_URL for an LLM)")
+	}
+	if cfg.FetchAllowPrivate && cfg.LLM.AgentEndpoints {
+		log.Warn("agents' LLM endpoints may reach private addresses (PARLEY_FETCH_ALLOW_PRIVATE=true): give accounts only to owners you trust")
 	}
 	log.Info("parley listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", versionString())
 	if ready != nil {

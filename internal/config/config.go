@@ -31,6 +31,9 @@ type Config struct {
 	AITimeout      time.Duration
 	LLM            LLM
 	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
+	// FetchAllowPrivate lets URLs tenants supply (agents' LLM endpoints)
+	// reach loopback, private and link-local addresses (package outbound).
+	FetchAllowPrivate bool
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -71,6 +74,7 @@ var settings = []setting{
 	{"llm-api-key", "PARLEY_LLM_API_KEY", "", "API key for the LLM backend"},
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
+	{"fetch-allow-private", "PARLEY_FETCH_ALLOW_PRIVATE", "false", "let URLs tenants supply (agents' LLM endpoints) reach loopback, private and link-local addresses"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
 }
 
@@ -110,6 +114,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.LLM.AgentEndpoints, err = strconv.ParseBool(get("llm-agent-endpoints")); err != nil {
 		errs = append(errs, fmt.Errorf("LLM agent endpoints %q: want true or false", get("llm-agent-endpoints")))
+	}
+	if c.FetchAllowPrivate, err = strconv.ParseBool(get("fetch-allow-private")); err != nil {
+		errs = append(errs, fmt.Errorf("fetch allow private %q: want true or false", get("fetch-allow-private")))
 	}
 	if c.Signup, err = strconv.ParseBool(get("signup")); err != nil {
 		errs = append(errs, fmt.Errorf("signup %q: want true or false", get("signup")))

@@ -56,6 +56,7 @@ func TestBadValues(t *testing.T) {
 		{map[string]string{"PARLEY_AI_TIMEOUT": "30"}, nil, "AI timeout"},
 		{map[string]string{"PARLEY_LOG_FORMAT": "xml"}, nil, "log format"},
 		{map[string]string{"PARLEY_LLM_AGENT_ENDPOINTS": "sometimes"}, nil, "LLM agent endpoints"},
+		{map[string]string{"PARLEY_FETCH_ALLOW_PRIVATE": "yes please"}, nil, "fetch allow private"},
 		{map[string]string{"PARLEY_PPROF_ADDR": "0.0.0.0:6060"}, nil, "pprof address"},
 		{map[string]string{"PARLEY_PPROF_ADDR": ":6060"}, nil, "pprof address"},
 		{nil, []string{"--pprof-addr", "10.0.0.1:6060"}, "pprof address"},
@@ -66,6 +67,26 @@ func TestBadValues(t *testing.T) {
 		_, err := Load(tt.args, env(tt.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("env %v args %v: err = %v, want it to mention %q", tt.env, tt.args, err, tt.want)
+		}
+	}
+}
+
+// Tenant URLs may not reach private addresses unless the administrator says
+// so, by variable or flag.
+func TestFetchAllowPrivate(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want bool
+	}{
+		{nil, nil, false},
+		{map[string]string{"PARLEY_FETCH_ALLOW_PRIVATE": "true"}, nil, true},
+		{nil, []string{"--fetch-allow-private=true"}, true},
+		{map[string]string{"PARLEY_FETCH_ALLOW_PRIVATE": "true"}, []string{"--fetch-allow-private=false"}, false},
+	} {
+		c, err := Load(tt.args, env(tt.env), io.Discard)
+		if err != nil || c.FetchAllowPrivate != tt.want {
+			t.Errorf("env %v args %v: FetchAllowPrivate = %v, %v; want %v", tt.env, tt.args, c.FetchAllowPrivate, err, tt.want)
 		}
 	}
 }

@@ -243,6 +243,8 @@ type agentData struct {
 	EditID    string                  // the item whose edit form failed
 	QA, Doc   domain.KnowledgeEntry   // the add forms
 
+	Refused *refusedEndpoint // the LLM endpoint the settings form named leads to a refused address
+
 	settingsTyped bool // Settings comes from the request, not the config
 	edit          *domain.KnowledgeEntry
 }
@@ -560,6 +562,10 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 	cfg, key := f.config(ag.Config, strings.TrimSpace(r.PostFormValue("api_key")), r.PostFormValue("clear_key") != "")
 	if key != "" {
 		invalid(key)
+		return
+	}
+	if refused, key := d.checkEndpoint(r, cfg); key != "" || refused != nil {
+		d.showAgent(w, r, http.StatusBadRequest, agentData{Settings: f, settingsTyped: true, Refused: refused}, key)
 		return
 	}
 	if _, err := d.Store.UpdateAgent(r.Context(), ag.AccountID, ag.ID, store.AgentPatch{ChatbotName: &name, Config: cfg}); err != nil {

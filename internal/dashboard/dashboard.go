@@ -7,6 +7,7 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -37,6 +38,10 @@ type Options struct {
 	BaseURL  string // public URL for embed snippets; "" uses the request's host
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// CheckAgentConfig says whether an agent's settings may be saved
+	// beyond the form's rules: the LLM endpoint they name
+	// (llm.Responder.CheckAgentConfig). Nil checks nothing more.
+	CheckAgentConfig func(ctx context.Context, config json.RawMessage) error
 }
 
 type Dashboard struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"parley/internal/agent"
+	"parley/internal/agent/llm"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -85,13 +86,16 @@ func newStack(t *testing.T) *stack {
 	hub := notify.NewHub()
 	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet})
 	// The server wants its dashboard; the widget tests do not use it.
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, Invalidate: kb.Invalidate, Logger: quiet})
+	// Agents' LLM endpoints are checked on save as in production (private
+	// addresses refused).
+	endpoints := llm.New(llm.Config{}, llm.Deps{}).CheckAgentConfig
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, Invalidate: kb.Invalidate, Logger: quiet, CheckAgentConfig: endpoints})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	h := server.New(server.Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb).CheckConfigs(endpoints),
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
 	})
 	// No rate limiter: a test session makes more requests than a visitor.

@@ -103,6 +103,10 @@ func (a *API) CreateAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	if in.Config != nil {
 		in.Config = keepAPIKey(in.Config, nil) // drops a stray api_key_set or empty api_key
+		if err := a.checkAgentConfig(r, in.Config); err != nil {
+			httpx.Error(w, r, err)
+			return
+		}
 	}
 	na := store.NewAgent{AccountID: acc.ID, ChatbotName: *in.ChatbotName, Config: in.Config, Key: secret.WidgetKey()}
 	if in.Knowledge != nil {
@@ -161,6 +165,10 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		in.Config = keepAPIKey(in.Config, prev.Config)
+		if err := a.checkAgentConfig(r, in.Config); err != nil {
+			httpx.Error(w, r, err)
+			return
+		}
 	}
 	ag, err := a.store.UpdateAgent(r.Context(), account(r).ID, r.PathValue("id"), store.AgentPatch{
 		ChatbotName: in.ChatbotName, Config: in.Config, Knowledge: in.Knowledge,
@@ -171,6 +179,18 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	a.invalidator.Invalidate(ag.ID)
 	a.writeAgent(w, r, ag, http.StatusOK)
+}
+
+// checkAgentConfig applies the config checker, if any: a refused config
+// (an LLM endpoint on a private address) is a 400 with the reason.
+func (a *API) checkAgentConfig(r *http.Request, config json.RawMessage) error {
+	if a.checkConfig == nil {
+		return nil
+	}
+	if err := a.checkConfig(r.Context(), config); err != nil {
+		return domain.Invalid(err.Error())
+	}
+	return nil
 }
 
 // writeAgent answers with the agent's detail view.

@@ -5,6 +5,9 @@
 package manageapi
 
 import (
+	"context"
+	"encoding/json"
+
 	"parley/internal/chat"
 	"parley/internal/store"
 )
@@ -17,8 +20,21 @@ type API struct {
 	store       store.Store
 	chat        *chat.Service
 	invalidator KnowledgeInvalidator
+	checkConfig ConfigChecker
 }
+
+// ConfigChecker says whether an agent config may be saved beyond its
+// shape: the LLM endpoint it names (llm.Responder.CheckAgentConfig). Its
+// error's text is the 400's.
+type ConfigChecker func(ctx context.Context, config json.RawMessage) error
 
 func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator) *API {
 	return &API{store: s, chat: c, invalidator: inv}
+}
+
+// CheckConfigs makes agent creation and updates refuse, with a 400, the
+// configs check refuses; without it only the config's shape is checked.
+func (a *API) CheckConfigs(check ConfigChecker) *API {
+	a.checkConfig = check
+	return a
 }

@@ -21,6 +21,7 @@ import (
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/outbound"
 	"parley/internal/ratelimit"
 	"parley/internal/secret"
 	"parley/internal/store"
@@ -51,6 +52,9 @@ type envOptions struct {
 	aiTimeout time.Duration    // 0: the default
 	clock     func() time.Time // nil: time.Now
 	llm       *llm.Config      // set: agents with an LLM are answered by it
+	// fetchAllowPrivate is PARLEY_FETCH_ALLOW_PRIVATE: agents' endpoints
+	// may be the test servers on loopback.
+	fetchAllowPrivate bool
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -82,8 +86,12 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	hub := notify.NewHub()
 	kb := agent.NewKB(st.Knowledge)
 	var responder agent.Responder = kb
+	guard := outbound.New(outbound.Options{AllowPrivate: o.fetchAllowPrivate})
+	// As in production, the LLM backend checks agents' endpoints when they
+	// are saved, whether or not the instance has an LLM of its own.
+	backend := llm.New(llm.Config{}, llm.Deps{Outbound: guard})
 	if o.llm != nil {
-		backend := llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: slog.New(slog.DiscardHandler)})
+		backend = llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: slog.New(slog.DiscardHandler), Outbound: guard})
 		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
 	}
 	if o.responder != nil {
@@ -101,13 +109,14 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet,
+		CheckAgentConfig: backend.CheckAgentConfig})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb).CheckConfigs(backend.CheckAgentConfig),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 	})
 	return e

@@ -118,7 +118,9 @@ func TestAgentWithoutLLMUsesKnowledgeBase(t *testing.T) {
 	fake := newFakeLLM(t)
 	fake.reply("from the LLM")
 	// No instance LLM: only an agent that names one in its config uses it.
-	e := newEnv(t, envOptions{llm: &llm.Config{}})
+	// Its endpoint is a test server on loopback, which only an instance
+	// with PARLEY_FETCH_ALLOW_PRIVATE calls (ssrf_test.go shows the rest).
+	e := newEnv(t, envOptions{llm: &llm.Config{}, fetchAllowPrivate: true})
 	conv, _ := e.start()
 	if r := e.chatText(conv, "opening hours", "en"); r.str("response") != "We are open from 9 to 17." {
 		t.Fatalf("plain agent: %s", r.raw)
@@ -141,7 +143,8 @@ func TestAgentWithoutLLMUsesKnowledgeBase(t *testing.T) {
 }
 
 func TestAPIKeyIsKeptAcrossConfigEdits(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	// The endpoint is on loopback: saved only with private addresses allowed.
+	e := newEnv(t, envOptions{fetchAllowPrivate: true})
 	ag, _ := e.newAgent(e.account.ID, "LLM bot", `{"llm":{"base_url":"http://127.0.0.1:9/v1","model":"m","api_key":"sk-keep"}}`)
 	path := "/api/v1/agents/" + ag.ID
 	// Editing the model without resending the key keeps it.

@@ -12,15 +12,20 @@ import (
 // rather than grow without end.
 const maxClients = 256
 
-type clientKey struct{ baseURL, apiKey string }
+type clientKey struct {
+	baseURL, apiKey string
+	guarded         bool // through the outbound guard: an owner's endpoint
+}
 
 // client is the SDK's Chat Completions service for one backend.
 type client struct {
 	chat openai.ChatCompletionService
 }
 
-// newHTTPClient is the transport every backend shares. It has no timeout
-// of its own: each call's ctx bounds it, retries included.
+// newHTTPClient is the transport the instance's own endpoint uses (it may
+// use the environment's proxy, as the administrator set it up); endpoints
+// agents' owners choose use the outbound guard's instead. Neither has a
+// timeout of its own: each call's ctx bounds it, retries included.
 func newHTTPClient() *http.Client {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
 		return &http.Client{Transport: t.Clone()}
@@ -31,7 +36,7 @@ func newHTTPClient() *http.Client {
 // client returns the cached SDK client for cfg's backend, creating it on
 // first use.
 func (r *Responder) client(cfg Config) *client {
-	key := clientKey{cfg.BaseURL, cfg.APIKey}
+	key := clientKey{cfg.BaseURL, cfg.APIKey, cfg.tenantEndpoint}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c, ok := r.clients[key]; ok {
@@ -40,9 +45,13 @@ func (r *Responder) client(cfg Config) *client {
 	if len(r.clients) >= maxClients {
 		clear(r.clients)
 	}
+	hc := r.http
+	if cfg.tenantEndpoint {
+		hc = r.guarded
+	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(r.http),
+		option.WithHTTPClient(hc),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))

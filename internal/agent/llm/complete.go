@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"parley/internal/outbound"
 )
 
 // maxRetryDelay is the SDK's own cap on its exponential backoff; a retry
@@ -34,12 +37,33 @@ func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, ms
 		opts = append(opts, option.WithMaxRetryDelay(d))
 	}
 
+	callCtx := ctx
+	var refused *outbound.Refusal
+	if cfg.tenantEndpoint {
+		// The guard's refusal of the dialled address is final, but the SDK
+		// would retry it as a connection error, with backoff. Ending the
+		// call's context stops it after the first dial.
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		opts = append(opts, option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			res, err := next(req)
+			if errors.As(err, &refused) {
+				cancel()
+			}
+			return res, err
+		}))
+	}
+
 	var content, refusal string
 	var err error
 	if cfg.Stream {
-		content, refusal, err = streamed(ctx, &c.chat, params, opts)
+		content, refusal, err = streamed(callCtx, &c.chat, params, opts)
 	} else {
-		content, refusal, err = unary(ctx, &c.chat, params, opts)
+		content, refusal, err = unary(callCtx, &c.chat, params, opts)
+	}
+	if refused != nil {
+		return "", r.refuse(ctx, agentID, cfg, refused)
 	}
 	if err != nil {
 		status := 0
@@ -116,6 +140,21 @@ func (r *Responder) fail(ctx context.Context, agentID string, cfg Config, status
 	default:
 		return fmt.Errorf("%w: invalid response", ErrBackend)
 	}
+}
+
+// refuse logs, for the administrator, that an agent's endpoint led to an
+// address the outbound guard refuses, and returns a plain backend failure:
+// the visitor sees the usual 502, not where the endpoint pointed. No
+// connection was attempted, so the answer takes the same time whatever
+// listens at that address.
+func (r *Responder) refuse(ctx context.Context, agentID string, cfg Config, why *outbound.Refusal) error {
+	host := ""
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
+		host = u.Host // without any user:password in the URL
+	}
+	r.log.WarnContext(ctx, "LLM endpoint refused: the agent's base URL leads to a private address (PARLEY_FETCH_ALLOW_PRIVATE)",
+		"agent", agentID, "endpoint", host, "address", why.Addr.String(), "class", why.Class.Key())
+	return fmt.Errorf("%w: endpoint refused", ErrBackend)
 }
 
 // retryDelayCap is the longest retry wait worth making: half the time left

@@ -34,13 +34,18 @@ type Config struct {
 	// NoAgentEndpoints, set on the instance default, ignores the base URL,
 	// key and provider in agents' configs: on an instance shared by
 	// untrusted owners, an agent's base URL would make the server send
-	// requests wherever its owner likes (internal addresses included).
-	// Agents may still choose the model. Instance-wide only.
+	// requests to any server its owner likes (the outbound guard keeps
+	// private addresses out either way). Agents may still choose the
+	// model. Instance-wide only.
 	NoAgentEndpoints bool
 
 	// streamSet records that an agent override set Stream, so that its
 	// "stream": false can switch off an instance default of true.
 	streamSet bool
+	// tenantEndpoint, set by merge, says the base URL was chosen by the
+	// agent's owner (their base URL, or their provider's well-known one),
+	// not by the administrator: calls to it go through the outbound guard.
+	tenantEndpoint bool
 }
 
 // providerBaseURLs are the endpoints a provider name implies when no base
@@ -109,6 +114,10 @@ func parseAgentConfig(raw json.RawMessage) (override Config, instructions string
 // The instance API key is only sent to the instance's own endpoint: an
 // agent owner who points their agent at another base URL must bring their
 // own key, or they could collect the instance's key on a server they run.
+// The same line divides trust: the instance's endpoint is the
+// administrator's choice and is called as configured; any other is the
+// owner's, even a provider's well-known URL they selected ("ollama" is
+// http://localhost:11434/v1), and is called through the outbound guard.
 func merge(def, over Config) Config {
 	if def.NoAgentEndpoints {
 		over.BaseURL, over.APIKey, over.Provider = "", "", ""
@@ -118,7 +127,7 @@ func merge(def, over Config) Config {
 		defBase = providerBaseURLs[strings.ToLower(def.Provider)]
 	}
 	out := def
-	out.streamSet = false
+	out.streamSet, out.tenantEndpoint = false, false
 	if over.Provider != "" {
 		out.Provider = over.Provider
 	}
@@ -126,10 +135,12 @@ func merge(def, over Config) Config {
 	if over.Model != "" {
 		out.Model = over.Model
 	}
+	own := sameEndpoint(out.BaseURL, defBase)
+	out.tenantEndpoint = out.BaseURL != "" && !own
 	switch {
 	case over.APIKey != "":
 		out.APIKey = over.APIKey
-	case sameEndpoint(out.BaseURL, defBase):
+	case own:
 		out.APIKey = def.APIKey
 	default:
 		out.APIKey = ""

@@ -62,17 +62,17 @@ func TestMerge(t *testing.T) {
 		{
 			"another endpoint never gets the instance key",
 			openai, Config{BaseURL: "https://evil.example/v1", Model: "x"},
-			Config{BaseURL: "https://evil.example/v1", Model: "x", Stream: true, HistoryBudget: 6000, MaxRetries: 2},
+			Config{BaseURL: "https://evil.example/v1", Model: "x", Stream: true, HistoryBudget: 6000, MaxRetries: 2, tenantEndpoint: true},
 		},
 		{
 			"another endpoint with its own key",
 			openai, Config{Provider: "openrouter", BaseURL: "https://openrouter.ai/api/v1", APIKey: "sk-or", Model: "m", streamSet: true},
-			Config{Provider: "openrouter", BaseURL: "https://openrouter.ai/api/v1", APIKey: "sk-or", Model: "m", HistoryBudget: 6000, MaxRetries: 2},
+			Config{Provider: "openrouter", BaseURL: "https://openrouter.ai/api/v1", APIKey: "sk-or", Model: "m", HistoryBudget: 6000, MaxRetries: 2, tenantEndpoint: true},
 		},
 		{
 			"provider names the endpoint when none is configured",
 			Config{}, Config{Provider: "ollama", Model: "llama3.2"},
-			Config{Provider: "ollama", BaseURL: "http://localhost:11434/v1", Model: "llama3.2", HistoryBudget: 6000, MaxRetries: 2},
+			Config{Provider: "ollama", BaseURL: "http://localhost:11434/v1", Model: "llama3.2", HistoryBudget: 6000, MaxRetries: 2, tenantEndpoint: true},
 		},
 		{
 			"instance provider endpoint keeps the instance key",
@@ -138,11 +138,12 @@ func TestEnabled(t *testing.T) {
 }
 
 // An agent's own backend is called instead of the instance default, with
-// its model and key.
+// its model and key. (Its test server is on loopback, which only an
+// instance that allows private addresses calls: see outbound_test.go.)
 func TestAgentOverrideUsed(t *testing.T) {
 	def := newFakeServer(t, completion("from default"))
 	own := newFakeServer(t, sse("from ", "agent"))
-	r := New(Config{BaseURL: def.baseURL(), APIKey: "sk-instance", Model: "default-model"}, Deps{})
+	r := New(Config{BaseURL: def.baseURL(), APIKey: "sk-instance", Model: "default-model"}, Deps{Outbound: allowPrivate})
 
 	req := testRequest()
 	cfg, _ := json.Marshal(map[string]any{"llm": map[string]any{

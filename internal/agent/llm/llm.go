@@ -22,6 +22,7 @@ import (
 
 	"parley/internal/agent"
 	"parley/internal/domain"
+	"parley/internal/outbound"
 )
 
 // ErrBackend wraps every failure of the LLM backend: unreachable, an HTTP
@@ -56,14 +57,20 @@ type Deps struct {
 	// visitor's current message included as the last one.
 	History func(ctx context.Context, conversationID string) ([]domain.Message, error)
 	Logger  *slog.Logger
+	// Outbound guards the endpoints agents' owners choose; nil is a guard
+	// that refuses private addresses. The instance's own endpoint does not
+	// go through it.
+	Outbound *outbound.Guard
 }
 
 // Responder answers visitors through an OpenAI-compatible API.
 type Responder struct {
-	def  Config
-	deps Deps
-	log  *slog.Logger
-	http *http.Client
+	def     Config
+	deps    Deps
+	log     *slog.Logger
+	http    *http.Client // for the instance's own endpoint
+	guard   *outbound.Guard
+	guarded *http.Client // for endpoints agents' owners chose
 
 	mu      sync.Mutex
 	clients map[clientKey]*client
@@ -78,11 +85,17 @@ func New(def Config, deps Deps) *Responder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	guard := deps.Outbound
+	if guard == nil {
+		guard = outbound.New(outbound.Options{})
+	}
 	return &Responder{
 		def:     def,
 		deps:    deps,
 		log:     log,
 		http:    newHTTPClient(),
+		guard:   guard,
+		guarded: guard.Client(),
 		clients: make(map[clientKey]*client),
 	}
 }
