@@ -13,7 +13,7 @@ type Config struct {
 	// except that "openai", "openrouter" and "ollama" supply their
 	// well-known base URL when none is configured anywhere.
 	Provider string
-	// BaseURL is the API root the SDK appends "chat/completions" to, e.g.
+	// BaseURL is the API root "chat/completions" is appended to, e.g.
 	// "https://api.openai.com/v1" or "http://localhost:11434/v1".
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <key>"; empty sends none
@@ -26,8 +26,8 @@ type Config struct {
 	// HistoryBudget is how many characters of earlier turns to send; 0
 	// means DefaultHistoryBudget. Instance-wide only.
 	HistoryBudget int
-	// MaxRetries is how often the SDK retries a connection error, 408, 409,
-	// 429 or 5xx; 0 means DefaultMaxRetries and a negative value none.
+	// MaxRetries is how often a connection error, 408, 409, 429 or 5xx is
+	// retried; 0 means DefaultMaxRetries and a negative value none.
 	// Instance-wide only.
 	MaxRetries int
 
@@ -155,7 +155,7 @@ func merge(def, over Config) Config {
 	case out.MaxRetries == 0:
 		out.MaxRetries = DefaultMaxRetries
 	case out.MaxRetries < 0:
-		out.MaxRetries = 0 // the SDK panics on a negative count
+		out.MaxRetries = 0 // none
 	}
 	return out
 }

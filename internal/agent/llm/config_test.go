@@ -179,21 +179,26 @@ func TestRespondNotConfigured(t *testing.T) {
 	}
 }
 
-func TestClientsReused(t *testing.T) {
+// Each backend is called with its own URL and key, an endpoint an
+// agent's owner chose through the outbound guard's HTTP client and the
+// instance's own endpoint through the plain one.
+func TestClientPerBackend(t *testing.T) {
 	r := New(Config{}, Deps{})
-	a := r.client(Config{BaseURL: "http://a/v1", APIKey: "k1"})
 	tests := []struct {
-		name string
-		cfg  Config
-		same bool
+		name    string
+		cfg     Config
+		guarded bool
 	}{
-		{"same backend", Config{BaseURL: "http://a/v1", APIKey: "k1", Model: "other", Stream: true}, true},
-		{"other key", Config{BaseURL: "http://a/v1", APIKey: "k2"}, false},
-		{"other base URL", Config{BaseURL: "http://b/v1", APIKey: "k1"}, false},
+		{"instance endpoint", Config{BaseURL: "http://a/v1", APIKey: "k1"}, false},
+		{"owner's endpoint", Config{BaseURL: "http://b/v1", APIKey: "k2", tenantEndpoint: true}, true},
 	}
 	for _, tt := range tests {
-		if got := r.client(tt.cfg); (got == a) != tt.same {
-			t.Errorf("%s: same client = %v, want %v", tt.name, got == a, tt.same)
+		c := r.client(tt.cfg)
+		if c.BaseURL != tt.cfg.BaseURL || c.APIKey != tt.cfg.APIKey {
+			t.Errorf("%s: client for %s with key %q", tt.name, c.BaseURL, c.APIKey)
+		}
+		if got := c.HTTP == r.guarded; got != tt.guarded || (!got && c.HTTP != r.http) {
+			t.Errorf("%s: through the guard = %v, want %v", tt.name, got, tt.guarded)
 		}
 	}
 }

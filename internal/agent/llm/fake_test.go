@@ -63,7 +63,7 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	f.handle(w, r, n)
 }
 
-// baseURL is the API root a client is configured with; the SDK appends
+// baseURL is the API root a client is configured with; the client appends
 // "chat/completions" to it.
 func (f *fakeServer) baseURL() string { return f.URL + "/v1" }
 
@@ -117,7 +117,7 @@ func writeChunk(w http.ResponseWriter, delta map[string]any, finish *string) {
 	}
 }
 
-// status answers with code and body. Retry-After-Ms: 1 keeps the SDK's
+// status answers with code and body. Retry-After-Ms: 1 keeps the client's
 // retries from waiting out its backoff.
 func status(code int, body string) func(http.ResponseWriter, *http.Request, int) {
 	return func(w http.ResponseWriter, _ *http.Request, _ int) {

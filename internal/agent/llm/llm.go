@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"parley/internal/agent"
@@ -37,7 +36,7 @@ const (
 	// when Config.HistoryBudget is not set.
 	DefaultHistoryBudget = 6000
 	// DefaultMaxRetries is how often a failed call is retried when
-	// Config.MaxRetries is not set; it matches the SDK's own default.
+	// Config.MaxRetries is not set, as in OpenAI's SDKs.
 	DefaultMaxRetries = 2
 	// passageCount is how many knowledge passages go with each question:
 	// enough to cover a question that spans two topics, few enough to keep
@@ -71,9 +70,6 @@ type Responder struct {
 	http    *http.Client // for the instance's own endpoint
 	guard   *outbound.Guard
 	guarded *http.Client // for endpoints agents' owners chose
-
-	mu      sync.Mutex
-	clients map[clientKey]*client
 }
 
 var _ agent.Responder = (*Responder)(nil)
@@ -96,7 +92,6 @@ func New(def Config, deps Deps) *Responder {
 		http:    newHTTPClient(),
 		guard:   guard,
 		guarded: guard.Client(),
-		clients: make(map[clientKey]*client),
 	}
 }
 

@@ -18,8 +18,7 @@ const (
 	roleAssistant = "assistant"
 )
 
-// message is one chat message before it becomes an SDK parameter; keeping
-// the prompt in plain values lets it be built and tested without the SDK.
+// message is one chat message of the prompt.
 type message struct {
 	Role    string
 	Content string
