@@ -277,3 +277,28 @@ func TestBudget(t *testing.T) {
 		}
 	}
 }
+
+// What the limits add to each request on a kept-alive connection: the
+// server's two state changes (active, then idle again).
+func BenchmarkRequestStateChanges(b *testing.B) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := New(tcp, Options{Budget: 1000, PerClient: 256})
+	defer l.Close()
+	client, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Close()
+	c, err := l.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	for b.Loop() {
+		l.ConnState(c, http.StateActive)
+		l.ConnState(c, http.StateIdle)
+	}
+}
