@@ -68,7 +68,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 	// Long polls that wait are parked: their connections come back to the
 	// server through ln when answered (package park).
-	ln := park.NewListener(tcp)
+	conns := limitConns(tcp, cfg, log)
+	ln := park.NewListener(conns)
 	lot := park.NewLot(ln)
 	if cfg.Demo {
 		if err := seedDemo(ctx, st, cfg, ln.Addr(), stdout); err != nil {
@@ -85,6 +86,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 
 	reg := metrics.NewRegistry()
+	connMetrics(reg, conns)
 	m := server.NewMetrics(reg)
 	hub, limiter, closeShared, err := sharedState(ctx, cfg, st, log)
 	if err != nil {
@@ -139,6 +141,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		WriteTimeout: max(chat.MaxPollWait, cfg.AITimeout) + 15*time.Second,
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState:    conns.ConnState, // tells the connection limits which are idle
 	}
 	srv.RegisterOnShutdown(chatSvc.Stop)
 	srv.RegisterOnShutdown(dash.Stop)

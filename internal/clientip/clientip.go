@@ -86,6 +86,10 @@ func parseHop(s string) (netip.Addr, bool) {
 	return a.Unmap().WithZone(""), true
 }
 
+// Trusted reports whether a is a trusted proxy's address: its connections
+// carry many clients (package connlimit exempts them from the per-IP cap).
+func (r *Resolver) Trusted(a netip.Addr) bool { return r.isTrusted(a.Unmap().WithZone("")) }
+
 func (r *Resolver) isTrusted(a netip.Addr) bool {
 	for _, p := range r.trusted {
 		if p.Contains(a) {

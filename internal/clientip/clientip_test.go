@@ -112,3 +112,15 @@ func mustPrefixes(t *testing.T, s string) []netip.Prefix {
 	}
 	return p
 }
+
+func TestTrusted(t *testing.T) {
+	r := New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::5/128")})
+	for addr, want := range map[string]bool{
+		"10.1.2.3": true, "::ffff:10.1.2.3": true, "2001:db8::5": true,
+		"2001:db8::6": false, "192.0.2.1": false,
+	} {
+		if got := r.Trusted(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("Trusted(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}

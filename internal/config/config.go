@@ -34,6 +34,8 @@ type Config struct {
 	// FetchAllowPrivate lets URLs tenants supply (agents' LLM endpoints)
 	// reach loopback, private and link-local addresses (package outbound).
 	FetchAllowPrivate bool
+	MaxConns          int // connections open at once; 0 derives it from the descriptor limit
+	MaxConnsPerIP     int // connections open at once per client IP (IPv6: /64); 0 is no cap
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -76,6 +78,8 @@ var settings = []setting{
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 	{"fetch-allow-private", "PARLEY_FETCH_ALLOW_PRIVATE", "false", "let URLs tenants supply (agents' LLM endpoints) reach loopback, private and link-local addresses"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
+	{"max-conns", "PARLEY_MAX_CONNS", "0", "connections open at once (0: the open-files limit less a reserve)"},
+	{"max-conns-per-ip", "PARLEY_MAX_CONNS_PER_IP", "256", "connections open at once per client IP, trusted proxies exempt (0: no cap)"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -111,6 +115,12 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.TrustedProxies, err = clientip.ParsePrefixes(get("trusted-proxies")); err != nil {
 		errs = append(errs, fmt.Errorf("trusted proxies: %w", err))
+	}
+	if c.MaxConns, err = strconv.Atoi(get("max-conns")); err != nil || c.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("max conns %q: want a whole number ≥ 0", get("max-conns")))
+	}
+	if c.MaxConnsPerIP, err = strconv.Atoi(get("max-conns-per-ip")); err != nil || c.MaxConnsPerIP < 0 {
+		errs = append(errs, fmt.Errorf("max conns per IP %q: want a whole number ≥ 0", get("max-conns-per-ip")))
 	}
 	if c.LLM.AgentEndpoints, err = strconv.ParseBool(get("llm-agent-endpoints")); err != nil {
 		errs = append(errs, fmt.Errorf("LLM agent endpoints %q: want true or false", get("llm-agent-endpoints")))

@@ -90,3 +90,25 @@ func TestFetchAllowPrivate(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectionLimits(t *testing.T) {
+	c, err := Load(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxConns != 0 || c.MaxConnsPerIP != 256 {
+		t.Fatalf("defaults: max conns %d, per IP %d; want 0 (from the descriptor limit) and 256", c.MaxConns, c.MaxConnsPerIP)
+	}
+	c, err = Load([]string{"--max-conns-per-ip", "0"}, env(map[string]string{"PARLEY_MAX_CONNS": "5000", "PARLEY_MAX_CONNS_PER_IP": "9"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxConns != 5000 || c.MaxConnsPerIP != 0 {
+		t.Fatalf("max conns %d, per IP %d; want 5000 and 0", c.MaxConns, c.MaxConnsPerIP)
+	}
+	for _, e := range []map[string]string{{"PARLEY_MAX_CONNS": "-1"}, {"PARLEY_MAX_CONNS_PER_IP": "many"}} {
+		if _, err := Load(nil, env(e), io.Discard); err == nil || !strings.Contains(err.Error(), "max conns") {
+			t.Errorf("env %v: err = %v", e, err)
+		}
+	}
+}

@@ -248,3 +248,7 @@ func (c *prefixConn) Read(b []byte) (int, error) {
 	}
 	return c.Conn.Read(b)
 }
+
+// NetConn returns the connection underneath, for ConnState hooks that look
+// for their own wrapper (package connlimit).
+func (c *prefixConn) NetConn() net.Conn { return c.Conn }
