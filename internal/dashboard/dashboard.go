@@ -19,6 +19,7 @@ import (
 	"parley/internal/domain"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
+	"parley/internal/signin"
 	"parley/internal/store"
 	dashweb "parley/web/dashboard"
 )
@@ -43,7 +44,8 @@ type Dashboard struct {
 	Options
 	pages    map[string]*template.Template
 	static   http.Handler
-	signins  *ratelimit.Keyed // failed sign-ins per email and per IP
+	signins  *signin.Throttle // failed sign-ins per (account, address) and per address
+	signups  *ratelimit.Keyed // accounts created per network per hour
 	stopping chan struct{}
 	stopOnce sync.Once
 }
@@ -69,9 +71,8 @@ func New(o Options) (*Dashboard, error) {
 		o.Invalidate = func(string) {}
 	}
 	d := &Dashboard{Options: o, pages: map[string]*template.Template{}, stopping: make(chan struct{})}
-	// Ten wrong passwords per email or address in 15 minutes, then a pause:
-	// slow enough to stop guessing, fast enough not to lock out a typo.
-	d.signins = ratelimit.NewKeyed(10, 15*time.Minute, 100_000)
+	d.signins = signin.New()
+	d.signups = ratelimit.NewKeyed(SignupsPerHour, time.Hour, 100_000)
 	if err := d.parse(); err != nil {
 		return nil, err
 	}
@@ -87,6 +88,7 @@ func New(o Options) (*Dashboard, error) {
 func funcs() template.FuncMap {
 	return template.FuncMap{
 		"t":         T,
+		"tf":        tf,
 		"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"langs":     func() []string { return languages },
@@ -126,7 +128,9 @@ type view struct {
 	Nav   string // the active section
 	Flash string // a message key shown once
 	Error string // an error message key
-	Data  any
+	// ErrorArgs fill the error message's verbs (a wait, for example).
+	ErrorArgs []any
+	Data      any
 }
 
 // render writes a page. Pages are never cached and never framed.

@@ -58,3 +58,8 @@ func (k *Keyed) Add(now time.Time, keys ...string) {
 		k.counts[key]++
 	}
 }
+
+// Reset is when the window of now ends and every key starts afresh.
+func (k *Keyed) Reset(now time.Time) time.Time {
+	return time.Unix(0, (now.UnixNano()/int64(k.window)+1)*int64(k.window))
+}

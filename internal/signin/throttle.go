@@ -5,10 +5,10 @@ package signin
 
 import (
 	"crypto/sha256"
-	"net/netip"
 	"strings"
 	"time"
 
+	"parley/internal/clientip"
 	"parley/internal/ratelimit"
 )
 
@@ -59,21 +59,8 @@ func (t *Throttle) Succeeded(email, ip string) {
 	t.pair.Forget(pairKey(email, addrKey(ip)))
 }
 
-// addrKey names the client's network: the address, or for IPv6 its /64,
-// which one subscriber usually has whole (counting each of its addresses
-// would give an attacker 2^64 fresh starts).
-func addrKey(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ip
-	}
-	a = a.Unmap()
-	if a.Is4() {
-		return a.String()
-	}
-	p, _ := a.Prefix(64)
-	return p.String()
-}
+// addrKey names the client's network (an IPv6 client is its /64).
+func addrKey(ip string) string { return clientip.Network(ip) }
 
 // pairKey is a fixed-size key for (email, address), whatever the length of
 // the email typed.
