@@ -35,7 +35,7 @@ func accountCommand(ctx context.Context, args []string, getenv func(string) stri
 	}
 	fs := flag.NewFlagSet("parley account "+sub, flag.ContinueOnError)
 	db := config.DBFlag(fs, getenv)
-	email := fs.String("email", "", "the account's email (required)")
+	email := fs.String("email", "", "the account's email (required; for password, any user's)")
 	var pw passwordFlags
 	var name *string
 	if sub != "limits" {
@@ -119,9 +119,11 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stdout, "Usage of %s:\n", fs.Name())
-		fs.SetOutput(stdout)
+		// --db's default comes from PARLEY_DB, which may hold a password.
+		var flags strings.Builder
+		fs.SetOutput(&flags)
 		fs.PrintDefaults()
+		fmt.Fprintf(stdout, "Usage of %s:\n%s", fs.Name(), redact.String(flags.String()))
 		return 0, true
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n%s --help lists the flags\n", fs.Name(), err, fs.Name())

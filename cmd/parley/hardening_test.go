@@ -108,6 +108,12 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, secret shown: %v", args, code, stderr.String(), strings.Contains(out, "S3cretPW"))
 		}
 	}
+	dbEnv := func(k string) string {
+		if k == "PARLEY_DB" {
+			return "postgres://u:S3cretPW@127.0.0.1/x"
+		}
+		return ""
+	}
 	for args, want := range map[string]string{
 		"account --help":        "parley account password",
 		"account help":          "parley account limits",
@@ -116,7 +122,8 @@ func TestHelp(t *testing.T) {
 		"account limits --help": "-spend-cap-cents int",
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), strings.Fields(args), noEnv, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), want) || stderr.Len() > 0 {
+		if code := run(context.Background(), strings.Fields(args), dbEnv, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), want) ||
+			stderr.Len() > 0 || strings.Contains(stdout.String(), "S3cretPW") {
 			t.Errorf("parley %s: exit %d, stdout lacks %q: %q %q", args, code, want, stdout.String(), stderr.String())
 		}
 	}
