@@ -331,8 +331,8 @@ func (d *Dashboard) SetLanguage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// clientAddr is the TCP peer's address (the server's trusted-proxy logic
-// is for the widget API; sign-in limits also count per email).
+// clientAddr is the TCP peer's address, the default of Options.ClientIP
+// (the server passes its trusted-proxy logic instead).
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -32,8 +32,8 @@ type Options struct {
 	// Invalidate is told when an agent's knowledge changes (the KB cache).
 	Invalidate func(agentID string)
 	Signup     bool // anyone may create an account
-	// ClientIP names the client for sign-in limits (the server's
-	// trusted-proxy logic); default: the TCP peer.
+	// ClientIP names the client for the sign-in and sign-up limits (the
+	// server's trusted-proxy logic); default: the TCP peer.
 	ClientIP func(*http.Request) string
 	BaseURL  string // public URL for embed snippets; "" uses the request's host
 	Logger   *slog.Logger

@@ -6,8 +6,9 @@ import (
 )
 
 // Keyed counts events per string key (an email, an address) in aligned
-// fixed windows. It is for rare events such as failed sign-ins, where a
-// single mutex is plenty; the per-request widget limit uses Memory.
+// fixed windows. It is for rare events such as sign-ups, where a single
+// mutex is plenty; the per-request widget limit uses Memory, failed
+// sign-ins use Backoff.
 type Keyed struct {
 	limit   int
 	window  time.Duration
