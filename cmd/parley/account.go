@@ -11,43 +11,70 @@ import (
 
 	"parley/internal/config"
 	"parley/internal/domain"
+	"parley/internal/password"
+	"parley/internal/redact"
 	"parley/internal/secret"
 	"parley/internal/store"
 )
 
-// accountCommand runs `parley account create|limits` against --db.
-func accountCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// accountCommand runs `parley account create|password|limits` against --db.
+func accountCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, "parley account: want a subcommand: create or limits\n", usage)
+		fmt.Fprint(stderr, "parley account: want a subcommand: create, password or limits\n", usage)
 		return 2
 	}
 	sub, args := args[0], args[1:]
+	switch sub {
+	case "create", "password", "limits":
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage, "\nparley account SUBCOMMAND --help lists its flags.\n")
+		return 0
+	default:
+		fmt.Fprintf(stderr, "parley account: unknown subcommand %q\n%s", sub, usage)
+		return 2
+	}
 	fs := flag.NewFlagSet("parley account "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	db := config.DBFlag(fs, getenv)
-	email := fs.String("email", "", "the account's email (required)")
-	var password, name *string
+	email := fs.String("email", "", "the account's email (required; for password, any user's)")
+	var pw passwordFlags
+	var name *string
+	if sub != "limits" {
+		pw.register(fs)
+	}
 	if sub == "create" {
-		password = fs.String("password", "", "the account's password (required, 8 to 72 bytes)")
 		name = fs.String("name", "", "display name, also the default operator name")
 	}
-	monthly := fs.Int("monthly-conversations", -1, "conversations included per month")
-	price := fs.Int64("overage-price-cents", -1, "price of each conversation beyond the allowance, in cents; 0 turns overage off")
-	spendCap := fs.Int64("spend-cap-cents", -1, "most the overage may cost per month, in cents")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	var monthly *int
+	var price, spendCap *int64
+	if sub != "password" {
+		monthly = fs.Int("monthly-conversations", -1, "conversations included per month")
+		price = fs.Int64("overage-price-cents", -1, "price of each conversation beyond the allowance, in cents; 0 turns overage off")
+		spendCap = fs.Int64("spend-cap-cents", -1, "most the overage may cost per month, in cents")
 	}
-	if sub != "create" && sub != "limits" {
-		fmt.Fprintf(stderr, "parley account: unknown subcommand %q\n", sub)
-		return 2
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if strings.TrimSpace(*email) == "" {
 		fmt.Fprintln(stderr, "parley account: --email is required")
 		return 2
 	}
+	var secretPW string
+	if sub != "limits" {
+		var err error
+		if secretPW, err = pw.read(stdin, stderr); err != nil {
+			fmt.Fprintln(stderr, "parley account:", err)
+			return 2
+		}
+		// The rule for new passwords, checked before the database is
+		// opened: nothing changes when it is refused.
+		if err := password.Check(secretPW); err != nil {
+			fmt.Fprintln(stderr, "parley account:", err)
+			return 2
+		}
+	}
 	st, err := openStore(ctx, *db)
 	if err != nil {
-		fmt.Fprintln(stderr, "parley account:", err)
+		fmt.Fprintln(stderr, "parley account:", redact.String(err.Error()))
 		return 1
 	}
 	defer st.Close()
@@ -69,28 +96,52 @@ func accountCommand(ctx context.Context, args []string, getenv func(string) stri
 		return l, nil
 	}
 
-	if sub == "create" {
-		err = createAccount(ctx, st, *email, *password, *name, setLimits, stdout)
-	} else {
+	switch sub {
+	case "create":
+		err = createAccount(ctx, st, *email, secretPW, *name, setLimits, stdout)
+	case "password":
+		err = setPassword(ctx, st, *email, secretPW, stdout)
+	default:
 		err = changeLimits(ctx, st, *email, setLimits, stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "parley account:", err)
+		fmt.Fprintln(stderr, "parley account:", redact.String(err.Error()))
 		return 1
 	}
 	return 0
 }
 
-func createAccount(ctx context.Context, st store.Store, email, password, name string,
-	setLimits func(domain.Limits) (domain.Limits, error), stdout io.Writer) error {
-	if len(password) < 8 {
-		return errors.New("--password must be at least 8 characters")
+// parseFlags parses args into fs. -h or --help prints fs's flags on stdout
+// (exit 0); a mistake is said on stderr (exit 2). done reports that the
+// command is over, with code.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		// --db's default comes from PARLEY_DB, which may hold a password.
+		var flags strings.Builder
+		fs.SetOutput(&flags)
+		fs.PrintDefaults()
+		fmt.Fprintf(stdout, "Usage of %s:\n%s", fs.Name(), redact.String(flags.String()))
+		return 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n%s --help lists the flags\n", fs.Name(), err, fs.Name())
+		return 2, true
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "%s: unexpected arguments: %s\n", fs.Name(), strings.Join(fs.Args(), " "))
+		return 2, true
 	}
+	return 0, false
+}
+
+func createAccount(ctx context.Context, st store.Store, email, pw, name string,
+	setLimits func(domain.Limits) (domain.Limits, error), stdout io.Writer) error {
 	limits, err := setLimits(domain.DefaultLimits)
 	if err != nil {
 		return err
 	}
-	hash, err := secret.HashPassword(password)
+	hash, err := secret.HashPassword(pw)
 	if err != nil {
 		return err
 	}
@@ -106,6 +157,30 @@ func createAccount(ctx context.Context, st store.Store, email, password, name st
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(map[string]string{"account_id": acc.ID, "api_token": token})
+}
+
+// setPassword gives a user (an owner or an operator) a new password and
+// ends their sessions: the way into the demo account on a start that did
+// not print its password, and out of a forgotten one.
+func setPassword(ctx context.Context, st store.Store, email, pw string, stdout io.Writer) error {
+	u, err := st.UserByEmail(ctx, email)
+	if errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("no user with email %s", email)
+	}
+	if err != nil {
+		return err
+	}
+	hash, err := secret.HashPassword(pw)
+	if err != nil {
+		return err
+	}
+	if err := st.SetPassword(ctx, u.ID, hash); err != nil {
+		return err
+	}
+	if err := st.DeleteUserSessions(ctx, u.ID); err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(map[string]string{"user_id": u.ID, "email": u.Email, "password": "changed"})
 }
 
 func changeLimits(ctx context.Context, st store.Store, email string,

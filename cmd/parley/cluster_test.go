@@ -121,7 +121,7 @@ func TestThreeInstances(t *testing.T) {
 
 	// An account with an allowance of 20, made with the CLI.
 	out, err := exec.Command(bin, "account", "create", "--db", db, "--email", "cluster@example.com",
-		"--password", "password1", "--monthly-conversations", "20").Output()
+		"--password", "cluster-pass-1", "--monthly-conversations", "20").Output()
 	if err != nil {
 		t.Fatalf("account create: %v", err)
 	}
@@ -251,7 +251,7 @@ func TestLiveUpdatesAcrossInstancesWithoutRedis(t *testing.T) {
 	}
 	db := postgresURL(t)
 	bin := buildBinary(t)
-	out, err := exec.Command(bin, "account", "create", "--db", db, "--email", "pg@example.com", "--password", "password1").Output()
+	out, err := exec.Command(bin, "account", "create", "--db", db, "--email", "pg@example.com", "--password", "cluster-pass-1").Output()
 	if err != nil {
 		t.Fatalf("account create: %v", err)
 	}

@@ -20,21 +20,23 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 }
 
 const usage = `Usage:
-  parley [serve] [flags]     run the service (parley serve -h lists the flags)
-  parley account create --email E --password P [--name N]
+  parley [serve] [flags]     run the service (flags below)
+  parley account create --email E [--password-stdin | --password P] [--name N]
                         [--monthly-conversations N] [--overage-price-cents C] [--spend-cap-cents S]
+  parley account password --email E [--password-stdin | --password P]
   parley account limits --email E [--monthly-conversations N]
                         [--overage-price-cents C] [--spend-cap-cents S]
   parley version
+  parley help                this help (also -h, --help; parley account --help)
 `
 
 // run is the whole program with its inputs made explicit, so tests can
 // start it. It returns the process exit code.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && (args[0] == "" || args[0][0] != '-') {
 		cmd, args = args[0], args[1:]
@@ -43,12 +45,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve":
 		return serveCommand(ctx, args, getenv, stdout, stderr)
 	case "account":
-		return accountCommand(ctx, args, getenv, stdout, stderr)
+		return accountCommand(ctx, args, getenv, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "parley", versionString())
 		return 0
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	case "help":
+		printHelp(stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "parley: unknown command %q\n%s", cmd, usage)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"parley/internal/config"
+	"parley/internal/password"
 )
 
 // syncBuffer is a bytes.Buffer safe to write from the server and read from
@@ -34,21 +36,42 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 type instance struct {
 	base   string
 	stdout *syncBuffer
+	logs   *syncBuffer // stderr
 	stop   func() error
 }
 
+// start runs the program with its output going to a buffer, as under
+// systemd, Docker or CI.
 func start(t *testing.T, db string, env map[string]string) *instance {
+	t.Helper()
+	return startWith(t, db, env, false)
+}
+
+// startOnTerminal runs the program with its standard output on a
+// terminal, as a person starting it by hand (Linux only).
+func startOnTerminal(t *testing.T, db string, env map[string]string) *instance {
+	t.Helper()
+	return startWith(t, db, env, true)
+}
+
+func startWith(t *testing.T, db string, env map[string]string, terminal bool) *instance {
 	t.Helper()
 	getenv := func(k string) string { return env[k] }
 	cfg, err := config.Load([]string{"--addr", "127.0.0.1:0", "--db", db}, getenv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	out, logs := &syncBuffer{}, &syncBuffer{}
+	var stdout io.Writer = out
+	if terminal {
+		ptm, tty := openPTY(t)
+		stdout = tty
+		go io.Copy(out, ptm) // until the terminal closes
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
 	addrc := make(chan net.Addr, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- serve(ctx, cfg, out, io.Discard, func(a net.Addr) { addrc <- a }) }()
+	go func() { errc <- serve(ctx, cfg, stdout, logs, func(a net.Addr) { addrc <- a }) }()
 	var addr net.Addr
 	select {
 	case addr = <-addrc:
@@ -56,7 +79,7 @@ func start(t *testing.T, db string, env map[string]string) *instance {
 		t.Fatalf("serve failed: %v", err)
 	}
 	stopped := false
-	inst := &instance{base: "http://" + addr.String(), stdout: out, stop: func() error {
+	inst := &instance{base: "http://" + addr.String(), stdout: out, logs: logs, stop: func() error {
 		if stopped {
 			return nil
 		}
@@ -65,6 +88,15 @@ func start(t *testing.T, db string, env map[string]string) *instance {
 		return <-errc
 	}}
 	t.Cleanup(func() { inst.stop() })
+	if terminal && cfg.Demo {
+		// What went to the terminal reaches the buffer through the
+		// pseudo-terminal a moment later.
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "/demo"); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("nothing on the terminal:\n%q", out.String())
+			}
+		}
+	}
 	return inst
 }
 
@@ -112,18 +144,32 @@ func field(t *testing.T, out, label string) string {
 	return ""
 }
 
+// A person's first start, on a terminal: the demo and its credentials.
 func TestFirstStartDemoAndRestartPersistence(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "data", "parley.db") // the directory does not exist yet
-	a := start(t, db, nil)
+	a := startOnTerminal(t, db, nil)
 	out := a.stdout.String()
 	key, token := field(t, out, "Widget key"), field(t, out, "API token")
 	if !strings.HasPrefix(key, "wk_") || !strings.HasPrefix(token, "pt_") || !strings.Contains(out, "/demo") ||
 		field(t, out, "Login") != "demo@parley.local" || field(t, out, "Password") == "" {
 		t.Fatalf("first-start banner:\n%s", out)
 	}
+	// The demo's password meets the rule for new passwords and signs in.
+	if pw := field(t, out, "Password"); password.Check(pw) != nil {
+		t.Fatalf("demo password %q: %v", pw, password.Check(pw))
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.PostForm(a.base+"/signin", url.Values{"email": {"demo@parley.local"}, "password": {field(t, out, "Password")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("signing in with the demo password: %d", res.StatusCode)
+	}
 
 	// The demo page embeds the demo key; the demo agent answers.
-	res, err := http.Get(a.base + "/demo")
+	res, err = http.Get(a.base + "/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +195,7 @@ func TestFirstStartDemoAndRestartPersistence(t *testing.T) {
 	}
 
 	// A restart on the same file keeps everything and creates no second demo.
-	b := start(t, db, nil)
+	b := startOnTerminal(t, db, nil)
 	if strings.Contains(b.stdout.String(), "Password") || !strings.Contains(b.stdout.String(), "/demo") {
 		t.Fatalf("second start output:\n%s", b.stdout.String())
 	}
@@ -193,7 +239,7 @@ func TestAccountCLI(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "p.db")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"account", "create", "--db", db, "--email", "Owner@Example.com",
-		"--password", "s3cret-pass", "--name", "Owner", "--monthly-conversations", "2"}, func(string) string { return "" }, &out, &errb)
+		"--password", "s3cret-pass", "--name", "Owner", "--monthly-conversations", "2"}, func(string) string { return "" }, nil, &out, &errb)
 	if code != 0 {
 		t.Fatalf("create: exit %d: %s", code, errb.String())
 	}
@@ -209,7 +255,7 @@ func TestAccountCLI(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	if code := run(context.Background(), []string{"account", "create", "--db", db, "--email", "owner@example.com", "--password", "another-pass"},
-		func(string) string { return "" }, &out, &errb); code == 0 {
+		func(string) string { return "" }, nil, &out, &errb); code == 0 {
 		t.Fatal("duplicate account was created")
 	}
 	// Limits change, via PARLEY_DB this time.
@@ -221,7 +267,7 @@ func TestAccountCLI(t *testing.T) {
 	}
 	out.Reset()
 	if code := run(context.Background(), []string{"account", "limits", "--email", "owner@example.com",
-		"--overage-price-cents", "25", "--spend-cap-cents", "500"}, env, &out, &errb); code != 0 {
+		"--overage-price-cents", "25", "--spend-cap-cents", "500"}, env, nil, &out, &errb); code != 0 {
 		t.Fatalf("limits: exit %d: %s", code, errb.String())
 	}
 	var changed struct {
@@ -251,7 +297,7 @@ func TestAccountCLI(t *testing.T) {
 		{"account", "limits", "--db", db, "--email", "owner@example.com", "--spend-cap-cents", "-5"},
 		{"frobnicate"},
 	} {
-		if code := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard); code == 0 {
+		if code := run(context.Background(), args, func(string) string { return "" }, nil, io.Discard, io.Discard); code == 0 {
 			t.Errorf("%v succeeded, want a failure", args)
 		}
 	}
@@ -259,10 +305,10 @@ func TestAccountCLI(t *testing.T) {
 
 func TestVersionAndBadFlags(t *testing.T) {
 	var out bytes.Buffer
-	if code := run(context.Background(), []string{"version"}, func(string) string { return "" }, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "parley ") {
+	if code := run(context.Background(), []string{"version"}, func(string) string { return "" }, nil, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "parley ") {
 		t.Fatalf("version: %d %q", code, out.String())
 	}
-	if code := run(context.Background(), []string{"--rate-limit", "x"}, func(string) string { return "" }, io.Discard, io.Discard); code != 2 {
+	if code := run(context.Background(), []string{"--rate-limit", "x"}, func(string) string { return "" }, nil, io.Discard, io.Discard); code != 2 {
 		t.Fatalf("bad flag: exit %d, want 2", code)
 	}
 }

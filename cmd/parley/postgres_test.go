@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func postgresURL(t *testing.T) string {
 // The whole program on PostgreSQL: the demo, a chat, a restart.
 func TestServeOnPostgres(t *testing.T) {
 	db := postgresURL(t)
-	a := start(t, db, nil)
+	a := startOnTerminal(t, db, nil)
 	key, token := field(t, a.stdout.String(), "Widget key"), field(t, a.stdout.String(), "API token")
 	status, init := post(t, a.base+"/api/widget/init", "", map[string]any{"key": key})
 	if status != 200 {
@@ -53,12 +54,28 @@ func TestServeOnPostgres(t *testing.T) {
 	if err := a.stop(); err != nil {
 		t.Fatal(err)
 	}
-	b := start(t, db, nil)
+	b := startOnTerminal(t, db, nil)
 	status, detail := get(t, b.base+"/api/v1/conversations/"+conv, token)
 	if msgs, _ := detail["messages"].([]any); status != 200 || len(msgs) != 2 {
 		t.Fatalf("after restart on PostgreSQL: %d %v", status, detail)
 	}
 	if status, _ := get(t, b.base+"/healthz", ""); status != 200 {
 		t.Fatalf("healthz: %d", status)
+	}
+}
+
+// The start line names the database without its password (issue 14: it
+// logged db="postgres://postgres:S3cretPW@…"). The local server trusts
+// any password.
+func TestStartLogHidesTheDatabasePassword(t *testing.T) {
+	u, err := url.Parse(postgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "S3cretPW")
+	a := start(t, u.String(), map[string]string{"PARLEY_DEMO": "false"})
+	logs := a.logs.String()
+	if !strings.Contains(logs, "parley listening") || !strings.Contains(logs, ":xxxxx@") || strings.Contains(logs, "S3cretPW") {
+		t.Fatalf("start log:\n%s", logs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,19 +22,27 @@ import (
 	"parley/internal/metrics"
 	"parley/internal/outbound"
 	"parley/internal/park"
+	"parley/internal/redact"
 	"parley/internal/server"
 	"parley/internal/store"
 	"parley/internal/widgetapi"
 )
 
 func serveCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	cfg, err := config.Load(args, getenv, stderr)
+	// Load's own output would follow a mistake with every flag and its
+	// value from the environment, secrets included: say the error only.
+	cfg, err := config.Load(args, getenv, io.Discard)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(stdout)
+		return 0
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "parley:", err)
+		fmt.Fprintln(stderr, "parley:", redact.String(err.Error()))
+		fmt.Fprintln(stderr, "parley --help lists the commands and flags")
 		return 2
 	}
 	if err := serve(ctx, cfg, stdout, stderr, nil); err != nil {
-		fmt.Fprintln(stderr, "parley:", err)
+		fmt.Fprintln(stderr, "parley:", redact.String(err.Error()))
 		return 1
 	}
 	return 0
@@ -58,7 +67,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 
 	st, err := openStore(ctx, cfg.DB)
 	if err != nil {
-		return fmt.Errorf("opening the database: %w", err)
+		return fmt.Errorf("opening the database: %w", redact.Error(err))
 	}
 	defer st.Close()
 
@@ -147,14 +156,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	srv.RegisterOnShutdown(dash.Stop)
 
 	if cfg.LLM.BaseURL != "" {
-		log.Info("AI: OpenAI-compatible LLM", "base_url", cfg.LLM.BaseURL, "model", cfg.LLM.Model)
+		log.Info("AI: OpenAI-compatible LLM", "base_url", redact.String(cfg.LLM.BaseURL), "model", cfg.LLM.Model)
 	} else {
 		log.Info("AI: built-in knowledge-base agent (set PARLEY_LLM_BASE_URL for an LLM)")
 	}
 	if cfg.FetchAllowPrivate && cfg.LLM.AgentEndpoints {
 		log.Warn("agents' LLM endpoints may reach private addresses (PARLEY_FETCH_ALLOW_PRIVATE=true): give accounts only to owners you trust")
 	}
-	log.Info("parley listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", versionString())
+	log.Info("parley listening", "addr", ln.Addr().String(), "db", redact.String(cfg.DB), "version", versionString())
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -182,8 +191,10 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 }
 
 // seedDemo creates the demo account on an empty database and prints how to
-// try it. On later starts it prints the demo page only: the password and
-// token exist only as hashes by then.
+// try it. Its password and API token are printed only to a terminal, where
+// a person reads them once; to a log (systemd, Docker, CI) it says how to
+// set a password instead. On later starts it prints the demo page only:
+// the password and token exist only as hashes by then.
 func seedDemo(ctx context.Context, st store.Store, cfg config.Config, addr net.Addr, stdout io.Writer) error {
 	creds, created, err := demo.Seed(ctx, st)
 	if err != nil {
@@ -195,6 +206,20 @@ func seedDemo(ctx context.Context, st store.Store, cfg config.Config, addr net.A
 		if tcp, ok := addr.(*net.TCPAddr); ok {
 			base = fmt.Sprintf("http://localhost:%d", tcp.Port)
 		}
+	}
+	if created && !onTerminal(stdout) {
+		fmt.Fprintf(stdout, `
+Parley created a demo account:
+  Demo page:   %s/demo
+  Widget key:  %s
+  Login:       %s
+Its password and API token are printed only on a terminal, and this output
+is not one (it may be kept in logs). To sign in, set a password on the same
+database (--db or PARLEY_DB), then make API tokens on the dashboard's Team page:
+  parley account password --email %s --password-stdin
+
+`, base, creds.WidgetKey, creds.Email, creds.Email)
+		return nil
 	}
 	if created {
 		fmt.Fprintf(stdout, `

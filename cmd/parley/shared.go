@@ -11,6 +11,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
+	"parley/internal/redact"
 	"parley/internal/store"
 	"parley/internal/store/postgres"
 )
@@ -29,7 +30,7 @@ func sharedState(ctx context.Context, cfg config.Config, st store.Store, log *sl
 		if pg, ok := st.(*postgres.Store); ok {
 			n, err := notify.NewPostgresNotifier(ctx, pg.Pool(), cfg.DB, log)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("listening for notifications: %w", err)
+				return nil, nil, nil, fmt.Errorf("listening for notifications: %w", redact.Error(err))
 			}
 			return n, limiter, func() { n.Close() }, nil
 		}
@@ -37,7 +38,7 @@ func sharedState(ctx context.Context, cfg config.Config, st store.Store, log *sl
 	}
 	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("PARLEY_REDIS_URL: %w", err)
+		return nil, nil, nil, fmt.Errorf("PARLEY_REDIS_URL: %w", redact.Error(err))
 	}
 	// Calls abandoned after the limiter's short budget end sooner.
 	opt.ContextTimeoutEnabled = true
@@ -46,7 +47,7 @@ func sharedState(ctx context.Context, cfg config.Config, st store.Store, log *sl
 	defer cancel()
 	if err := rdb.Ping(sctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, nil, fmt.Errorf("redis: %w", err)
+		return nil, nil, nil, fmt.Errorf("redis: %w", redact.Error(err))
 	}
 	n, err := notify.NewRedisNotifier(sctx, rdb, "", log)
 	if err != nil {

@@ -68,7 +68,7 @@ var settings = []setting{
 	{"base-url", "PARLEY_BASE_URL", "", "public base URL used in embed snippets (default: the request's host)"},
 	{"demo", "PARLEY_DEMO", "true", "create a demo account, agent and page on an empty database"},
 	{"redis-url", "PARLEY_REDIS_URL", "", "Redis URL (redis://host:6379/0) to share the rate limit and live updates between instances"},
-	{"signup", "PARLEY_SIGNUP", "true", "let anyone create an account on the dashboard's sign-up page"},
+	{"signup", "PARLEY_SIGNUP", "false", "let anyone create an account on the dashboard's sign-up page (5 per network per hour)"},
 	{"log-format", "PARLEY_LOG_FORMAT", "text", "log format: text or json"},
 	{"log-level", "PARLEY_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 	{"ai-timeout", "PARLEY_AI_TIMEOUT", "30s", "how long the AI may take to answer (Go duration)"},

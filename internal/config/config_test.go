@@ -15,6 +15,11 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Sign-up is off unless opened (issue 14): a stranger cannot make
+	// accounts on a default start. The demo stays on for the first start.
+	if c.Signup {
+		t.Fatal("sign-up is open by default")
+	}
 	if c.Addr != ":8080" || c.DB != "parley-data/parley.db" || c.RateLimit != 30 || !c.Demo ||
 		c.AITimeout != 30*time.Second || c.LogFormat != "text" || len(c.TrustedProxies) != 0 || c.LLM.BaseURL != "" || !c.LLM.AgentEndpoints || c.PprofAddr != "" {
 		t.Fatalf("unexpected defaults: %+v", c)
@@ -25,7 +30,7 @@ func TestFlagsOverrideEnv(t *testing.T) {
 	e := env(map[string]string{
 		"PARLEY_ADDR": ":9000", "PARLEY_RATE_LIMIT": "0", "PARLEY_DEMO": "false",
 		"PARLEY_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1", "PARLEY_AI_TIMEOUT": "5s",
-		"PARLEY_BASE_URL": "https://chat.example.com/", "PARLEY_LOG_FORMAT": "json",
+		"PARLEY_BASE_URL": "https://chat.example.com/", "PARLEY_LOG_FORMAT": "json", "PARLEY_SIGNUP": "true",
 	})
 	c, err := Load([]string{"--addr", "127.0.0.1:7000", "--rate-limit=12", "--pprof-addr", "[::1]:6060"}, e, io.Discard)
 	if err != nil {
@@ -34,7 +39,7 @@ func TestFlagsOverrideEnv(t *testing.T) {
 	if c.Addr != "127.0.0.1:7000" || c.RateLimit != 12 || c.PprofAddr != "[::1]:6060" {
 		t.Fatalf("flags did not override env: %+v", c)
 	}
-	if c.Demo || c.AITimeout != 5*time.Second || c.BaseURL != "https://chat.example.com" || c.LogFormat != "json" {
+	if c.Demo || !c.Signup || c.AITimeout != 5*time.Second || c.BaseURL != "https://chat.example.com" || c.LogFormat != "json" {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}

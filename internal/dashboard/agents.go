@@ -817,7 +817,7 @@ var knowledgeMessage = map[domain.KnowledgeProblem]string{
 // readAgentForm parses a POST form (URL-encoded or multipart) of at most limit
 // bytes. On failure it returns the status and message key to show.
 func readAgentForm(w http.ResponseWriter, r *http.Request, limit int64) (int, string) {
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	r.Body = http.MaxBytesReader(w, unbound(r.Body), limit)
 	var err error
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
 		// Parts beyond this stay in temporary files, which net/http

@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
+	"unicode/utf8"
 
+	"parley/internal/clientip"
 	"parley/internal/domain"
+	"parley/internal/password"
 	"parley/internal/secret"
 	"parley/internal/store"
 )
@@ -75,14 +78,23 @@ func (d *Dashboard) SignInPage(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "signin", view{Title: "signin.title", Data: authForm{Signup: d.Signup}})
 }
 
+// SignIn checks a password. Failures make the same client wait longer
+// and longer (package signin): a refused attempt is a 429 with
+// Retry-After, checked before the password, so it costs no hashing either.
 func (d *Dashboard) SignIn(w http.ResponseWriter, r *http.Request) {
+	form := authForm{Signup: d.Signup}
+	if status, key := readForm(w, r, maxForm); key != "" {
+		d.render(w, r, status, "signin", view{Title: "signin.title", Error: key, Data: form})
+		return
+	}
 	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
 	password := r.PostFormValue("password")
-	form := authForm{Email: email, Signup: d.Signup}
+	form.Email = email
 	ip := d.ClientIP(r)
 	now := d.Now()
-	if d.signins.Exhausted(now, "email:"+email, "ip:"+ip) {
-		d.render(w, r, http.StatusTooManyRequests, "signin", view{Title: "signin.title", Error: "signin.slow", Data: form})
+	if wait := d.signins.Wait(now, email, ip); wait > 0 {
+		d.render(w, r, http.StatusTooManyRequests, "signin", view{Title: "signin.title", Error: "signin.slow",
+			ErrorArgs: []any{retryAfter(w, language(r), wait)}, Data: form})
 		return
 	}
 	u, err := d.Store.UserByEmail(r.Context(), email)
@@ -97,10 +109,11 @@ func (d *Dashboard) SignIn(w http.ResponseWriter, r *http.Request) {
 		hash = dummyHash
 	}
 	if !secret.CheckPassword(hash, password) || err != nil {
-		d.signins.Add(now, "email:"+email, "ip:"+ip)
+		d.signins.Failed(now, email, ip)
 		d.render(w, r, http.StatusUnauthorized, "signin", view{Title: "signin.title", Error: "signin.wrong", Data: form})
 		return
 	}
+	d.signins.Succeeded(email, ip)
 	if err := d.startSession(w, r, u); err != nil {
 		d.fail(w, r, err)
 		return
@@ -152,23 +165,53 @@ func (d *Dashboard) SignUpPage(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "signup", view{Title: "signup.title", Data: authForm{Signup: true}})
 }
 
+// SignupsPerHour is how many sign-ups one network (an IPv4 address, an
+// IPv6 /64) may make per hour, counted in fixed hourly windows: a team
+// signing up from one office fits, a script filling the database does not.
+// Only attempts that get as far as hashing count.
+const SignupsPerHour = 5
+
+// maxName bounds the sign-up's display name, as the team page does.
+const maxName = 100
+
+// SignUp creates an account when sign-up is open (PARLEY_SIGNUP=true).
 func (d *Dashboard) SignUp(w http.ResponseWriter, r *http.Request) {
 	if !d.Signup {
 		d.render(w, r, http.StatusForbidden, "signin", view{Title: "signin.title", Error: "signup.off", Data: authForm{}})
 		return
 	}
-	form := authForm{Email: strings.TrimSpace(r.PostFormValue("email")), Name: strings.TrimSpace(r.PostFormValue("name")), Signup: true}
-	password := r.PostFormValue("password")
-	fail := func(status int, key string) {
-		d.render(w, r, status, "signup", view{Title: "signup.title", Error: key, Data: form})
+	form := authForm{Signup: true}
+	fail := func(status int, key string, args ...any) {
+		d.render(w, r, status, "signup", view{Title: "signup.title", Error: key, ErrorArgs: args, Data: form})
+	}
+	if status, key := readForm(w, r, maxForm); key != "" {
+		fail(status, key)
+		return
+	}
+	form.Email, form.Name = strings.TrimSpace(r.PostFormValue("email")), strings.TrimSpace(r.PostFormValue("name"))
+	pw := r.PostFormValue("password")
+	network, now := clientip.Network(d.ClientIP(r)), d.Now()
+	if d.signups.Exhausted(now, network) {
+		fail(http.StatusTooManyRequests, "signup.slow", retryAfter(w, language(r), d.signups.Reset(now).Sub(now)))
+		return
 	}
 	if !validEmail(form.Email) {
 		fail(http.StatusBadRequest, "email.invalid")
 		return
 	}
-	hash, ok := hashNewPassword(password)
-	if !ok {
-		fail(http.StatusBadRequest, "password.short")
+	if utf8.RuneCountInString(form.Name) > maxName {
+		form.Name = ""
+		fail(http.StatusBadRequest, "signup.namelong")
+		return
+	}
+	if key := passwordProblem(pw); key != "" {
+		fail(http.StatusBadRequest, key)
+		return
+	}
+	d.signups.Add(now, network)
+	hash, key := hashNewPassword(pw)
+	if key != "" {
+		fail(http.StatusBadRequest, key)
 		return
 	}
 	acc, err := d.Store.CreateAccount(r.Context(), store.NewAccount{Email: form.Email, Name: form.Name, PasswordHash: hash, Limits: domain.DefaultLimits})
@@ -191,38 +234,74 @@ func (d *Dashboard) SignUp(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/agents", http.StatusSeeOther)
 }
 
+// maxEmail is the longest address SMTP carries (RFC 5321's path limit).
+const maxEmail = 254
+
 func validEmail(s string) bool {
+	if len(s) > maxEmail {
+		return false
+	}
 	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && len(s) <= 254
+	return err == nil && a.Address == s
 }
 
-// hashNewPassword enforces the password rule (8 to 72 bytes, bcrypt's
-// limit) and hashes it.
-func hashNewPassword(p string) (string, bool) {
-	if len([]rune(p)) < 8 || len(p) > 72 {
-		return "", false
+// passwordProblem applies the rule for new passwords (package password)
+// and names the message to show; "" when the password meets it.
+func passwordProblem(p string) string {
+	switch password.Check(p) {
+	case nil:
+		return ""
+	case password.ErrTooShort:
+		return "password.short"
+	case password.ErrTooLong:
+		return "password.long"
+	default:
+		return "password.common"
+	}
+}
+
+// hashNewPassword applies the rule and hashes the password; key names the
+// problem when it is refused.
+func hashNewPassword(p string) (hash, key string) {
+	if key := passwordProblem(p); key != "" {
+		return "", key
 	}
 	h, err := secret.HashPassword(p)
-	return h, err == nil
+	if err != nil {
+		return "", "password.long" // bcrypt refuses only what the rule refuses already
+	}
+	return h, ""
 }
 
 func (d *Dashboard) PasswordPage(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "password", view{Title: "password.title"})
 }
 
-// ChangePassword also ends every other session of the user.
+// ChangePassword also ends every other session of the user. Wrong current
+// passwords count as failed sign-ins, so a stolen session cannot guess the
+// password here faster than at the sign-in page.
 func (d *Dashboard) ChangePassword(w http.ResponseWriter, r *http.Request) {
 	u := user(r)
-	fail := func(status int, key string) {
-		d.render(w, r, status, "password", view{Title: "password.title", Error: key})
+	fail := func(status int, key string, args ...any) {
+		d.render(w, r, status, "password", view{Title: "password.title", Error: key, ErrorArgs: args})
+	}
+	if status, key := readForm(w, r, maxForm); key != "" {
+		fail(status, key)
+		return
+	}
+	ip, now := d.ClientIP(r), d.Now()
+	if wait := d.signins.Wait(now, u.Email, ip); wait > 0 {
+		fail(http.StatusTooManyRequests, "signin.slow", retryAfter(w, language(r), wait))
+		return
 	}
 	if !secret.CheckPassword(u.PasswordHash, r.PostFormValue("current")) {
+		d.signins.Failed(now, u.Email, ip)
 		fail(http.StatusBadRequest, "password.wrong")
 		return
 	}
-	hash, ok := hashNewPassword(r.PostFormValue("new"))
-	if !ok {
-		fail(http.StatusBadRequest, "password.short")
+	hash, key := hashNewPassword(r.PostFormValue("new"))
+	if key != "" {
+		fail(http.StatusBadRequest, key)
 		return
 	}
 	err := d.Store.SetPassword(r.Context(), u.ID, hash)
@@ -252,8 +331,8 @@ func (d *Dashboard) SetLanguage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// clientAddr is the TCP peer's address (the server's trusted-proxy logic
-// is for the widget API; sign-in limits also count per email).
+// clientAddr is the TCP peer's address, the default of Options.ClientIP
+// (the server passes its trusted-proxy logic instead).
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

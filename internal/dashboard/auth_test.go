@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,20 +56,43 @@ func TestSignIn(t *testing.T) {
 	}
 }
 
-func TestSignInIsRateLimited(t *testing.T) {
+// Failed sign-ins make the same client wait longer and longer: five are
+// free, then 1 s, 2 s, 4 s … after each failure. A refusal is a 429 with
+// Retry-After that says how long in the page's language; while the client
+// must wait even the right password is refused (no guess is checked), and
+// after the wait it goes through.
+func TestSignInWaitsGrow(t *testing.T) {
 	td := newTestDash(t, allRoutes)
-	// A fixed clock: the limit counts in 15-minute windows, and a window
-	// ending mid-test would reset the count.
 	now := time.Date(2026, 3, 20, 10, 1, 0, 0, time.UTC)
 	td.d.Now = func() time.Time { return now }
 	b := td.browser()
-	for range 10 {
-		b.post("/signin", url.Values{"email": {"owner@example.com"}, "password": {"guess"}})
+	wrong := url.Values{"email": {"owner@example.com"}, "password": {"guess"}}
+	right := url.Values{"email": {"owner@example.com"}, "password": {"password1"}}
+	for i := range 5 {
+		if p := b.post("/signin", wrong); p.status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d, want 401", i+1, p.status)
+		}
 	}
-	// Even the right password is refused for a while after ten failures.
-	p := b.post("/signin", url.Values{"email": {"owner@example.com"}, "password": {"password1"}})
-	if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "Too many attempts") {
-		t.Fatalf("after 10 failures: %d", p.status)
+	for _, wait := range []int{1, 2, 4} {
+		p := b.post("/signin", right)
+		if p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") != strconv.Itoa(wait) ||
+			!strings.Contains(p.body, fmt.Sprintf("Too many attempts. Try again in %d s.", wait)) {
+			t.Fatalf("want a wait of %d s: %d Retry-After %q", wait, p.status, p.header.Get("Retry-After"))
+		}
+		now = now.Add(time.Duration(wait) * time.Second)
+		if p := b.post("/signin", wrong); p.status != http.StatusUnauthorized {
+			t.Fatalf("after waiting %d s: %d, want 401", wait, p.status)
+		}
+	}
+	req, _ := http.NewRequest("POST", td.srv.URL+"/signin", strings.NewReader(right.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept-Language", "ru")
+	if p := b.do(req); p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "Попробуйте снова через 8 с.") {
+		t.Fatalf("in Russian: %d", p.status)
+	}
+	now = now.Add(8 * time.Second)
+	if p := b.post("/signin", right); p.status != http.StatusSeeOther {
+		t.Fatalf("the right password after the wait: %d", p.status)
 	}
 }
 
@@ -79,15 +104,19 @@ func TestSignUp(t *testing.T) {
 		status int
 		text   string
 	}{
-		{url.Values{"email": {"not-an-email"}, "password": {"password1"}}, 400, "valid email"},
-		{url.Values{"email": {"new@example.com"}, "password": {"short"}}, 400, "8 to 72"},
-		{url.Values{"email": {"owner@example.com"}, "password": {"password1"}}, 409, "already registered"},
+		{url.Values{"email": {"not-an-email"}, "password": {"Nina's long pass"}}, 400, "valid email"},
+		{url.Values{"email": {"new@example.com"}, "password": {"short"}}, 400, "at least 10 characters"},
+		{url.Values{"email": {"new@example.com"}, "password": {"password1"}}, 400, "at least 10 characters"},
+		{url.Values{"email": {"new@example.com"}, "password": {"1q2w3e4r5t"}}, 400, "most common"},
+		{url.Values{"email": {"new@example.com"}, "password": {"QWERTYUIOP"}}, 400, "most common"},
+		{url.Values{"email": {"new@example.com"}, "password": {strings.Repeat("я", 37)}}, 400, "at most 72 bytes"},
+		{url.Values{"email": {"owner@example.com"}, "password": {"Nina's long pass"}}, 409, "already registered"},
 	} {
 		if p := b.post("/signup", tt.form); p.status != tt.status || !strings.Contains(p.body, tt.text) {
 			t.Fatalf("%v: %d", tt.form, p.status)
 		}
 	}
-	p := b.post("/signup", url.Values{"email": {"new@example.com"}, "name": {"<b>Nina</b>"}, "password": {"password1"}})
+	p := b.post("/signup", url.Values{"email": {"new@example.com"}, "name": {"<b>Nina</b>"}, "password": {"Nina's long pass"}})
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("sign up: %d %s", p.status, p.body)
 	}
@@ -97,7 +126,7 @@ func TestSignUp(t *testing.T) {
 	}
 
 	td.d.Signup = false
-	if p := td.browser().post("/signup", url.Values{"email": {"x@example.com"}, "password": {"password1"}}); p.status != 403 {
+	if p := td.browser().post("/signup", url.Values{"email": {"x@example.com"}, "password": {"Nina's long pass"}}); p.status != 403 {
 		t.Fatalf("sign-up when off: %d", p.status)
 	}
 	if p := td.browser().get("/signin"); strings.Contains(p.body, `href="/signup"`) {
@@ -108,13 +137,20 @@ func TestSignUp(t *testing.T) {
 func TestChangePassword(t *testing.T) {
 	td := newTestDash(t, allRoutes)
 	here, elsewhere := td.signedIn(td.owner), td.signedIn(td.owner)
-	if p := here.post("/account/password", url.Values{"current": {"wrong"}, "new": {"password2"}}); p.status != 400 {
+	if p := here.post("/account/password", url.Values{"current": {"wrong"}, "new": {"a new passphrase"}}); p.status != 400 {
 		t.Fatalf("wrong current password: %d", p.status)
 	}
-	if p := here.post("/account/password", url.Values{"current": {"password1"}, "new": {"pw"}}); p.status != 400 {
-		t.Fatalf("short new password: %d", p.status)
+	for pw, want := range map[string]string{
+		"pw":          "at least 10 characters",
+		"password2":   "at least 10 characters",
+		"Password123": "most common",
+		"qwertyuiop":  "most common",
+	} {
+		if p := here.post("/account/password", url.Values{"current": {"password1"}, "new": {pw}}); p.status != 400 || !strings.Contains(p.body, want) {
+			t.Errorf("new password %q: %d, want 400 with %q", pw, p.status, want)
+		}
 	}
-	p := here.post("/account/password", url.Values{"current": {"password1"}, "new": {"password2"}})
+	p := here.post("/account/password", url.Values{"current": {"password1"}, "new": {"a new passphrase"}})
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("change: %d", p.status)
 	}
@@ -128,7 +164,7 @@ func TestChangePassword(t *testing.T) {
 	if p := here.get("/inbox"); p.status != 200 {
 		t.Fatalf("this session ended: %d", p.status)
 	}
-	if p := td.browser().post("/signin", url.Values{"email": {"owner@example.com"}, "password": {"password2"}}); p.status != http.StatusSeeOther {
+	if p := td.browser().post("/signin", url.Values{"email": {"owner@example.com"}, "password": {"a new passphrase"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("new password: %d", p.status)
 	}
 }

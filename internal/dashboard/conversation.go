@@ -113,6 +113,10 @@ func (d *Dashboard) Release(w http.ResponseWriter, r *http.Request) {
 // takes it over first (and loses like a takeover if someone else has it).
 func (d *Dashboard) Reply(w http.ResponseWriter, r *http.Request) {
 	u := user(r)
+	if status, key := readForm(w, r, maxReplyForm); key != "" {
+		d.showConversation(w, r, status, conversationData{}, key)
+		return
+	}
 	text := r.PostFormValue("text")
 	c, err := d.conversation(r)
 	if err != nil {

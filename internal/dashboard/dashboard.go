@@ -20,6 +20,7 @@ import (
 	"parley/internal/domain"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
+	"parley/internal/signin"
 	"parley/internal/store"
 	dashweb "parley/web/dashboard"
 )
@@ -32,8 +33,8 @@ type Options struct {
 	// Invalidate is told when an agent's knowledge changes (the KB cache).
 	Invalidate func(agentID string)
 	Signup     bool // anyone may create an account
-	// ClientIP names the client for sign-in limits (the server's
-	// trusted-proxy logic); default: the TCP peer.
+	// ClientIP names the client for the sign-in and sign-up limits (the
+	// server's trusted-proxy logic); default: the TCP peer.
 	ClientIP func(*http.Request) string
 	BaseURL  string // public URL for embed snippets; "" uses the request's host
 	Logger   *slog.Logger
@@ -48,7 +49,8 @@ type Dashboard struct {
 	Options
 	pages    map[string]*template.Template
 	static   http.Handler
-	signins  *ratelimit.Keyed // failed sign-ins per email and per IP
+	signins  *signin.Throttle // failed sign-ins per (account, address) and per address
+	signups  *ratelimit.Keyed // accounts created per network per hour
 	stopping chan struct{}
 	stopOnce sync.Once
 }
@@ -74,9 +76,8 @@ func New(o Options) (*Dashboard, error) {
 		o.Invalidate = func(string) {}
 	}
 	d := &Dashboard{Options: o, pages: map[string]*template.Template{}, stopping: make(chan struct{})}
-	// Ten wrong passwords per email or address in 15 minutes, then a pause:
-	// slow enough to stop guessing, fast enough not to lock out a typo.
-	d.signins = ratelimit.NewKeyed(10, 15*time.Minute, 100_000)
+	d.signins = signin.New()
+	d.signups = ratelimit.NewKeyed(SignupsPerHour, time.Hour, 100_000)
 	if err := d.parse(); err != nil {
 		return nil, err
 	}
@@ -92,6 +93,7 @@ func New(o Options) (*Dashboard, error) {
 func funcs() template.FuncMap {
 	return template.FuncMap{
 		"t":         T,
+		"tf":        tf,
 		"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"langs":     func() []string { return languages },
@@ -131,7 +133,9 @@ type view struct {
 	Nav   string // the active section
 	Flash string // a message key shown once
 	Error string // an error message key
-	Data  any
+	// ErrorArgs fill the error message's verbs (a wait, for example).
+	ErrorArgs []any
+	Data      any
 }
 
 // render writes a page. Pages are never cached and never framed.

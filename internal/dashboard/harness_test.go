@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"parley/internal/agent"
 	"parley/internal/chat"
@@ -63,11 +66,15 @@ func newTestDash(t testing.TB, routes func(mux *http.ServeMux, d *Dashboard)) *t
 }
 
 // newUser creates an account (accountID "") with its owner, or an operator
-// of accountID. The password is always "password1".
+// of accountID. The password is always "password1": nine characters, too
+// short for a new password today, and such older passwords still sign in.
+// It is hashed at bcrypt's least cost, so that tests making a hundred
+// failed sign-ins stay fast (the cost is not what they test).
 func (td *testDash) newUser(email, name, accountID string) domain.User {
 	td.t.Helper()
 	ctx := context.Background()
-	hash, _ := secret.HashPassword("password1")
+	h, _ := bcrypt.GenerateFromPassword([]byte("password1"), bcrypt.MinCost)
+	hash := string(h)
 	if accountID == "" {
 		if _, err := td.st.CreateAccount(ctx, store.NewAccount{Email: email, Name: name, PasswordHash: hash, Limits: domain.Limits{MonthlyConversations: 1000}}); err != nil {
 			td.t.Fatal(err)
@@ -106,6 +113,18 @@ type browser struct {
 func (td *testDash) browser() *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{td: td, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// browserFrom is a browser whose connections come from the loopback
+// address ip (all of 127.0.0.0/8 is loopback on Linux), so the dashboard
+// sees another client.
+func (td *testDash) browserFrom(ip string) *browser {
+	b := td.browser()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	tr := &http.Transport{DialContext: d.DialContext}
+	td.t.Cleanup(tr.CloseIdleConnections)
+	b.c.Transport = tr
+	return b
 }
 
 // signedIn is a browser with a session of u.

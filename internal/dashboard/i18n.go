@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -47,4 +48,12 @@ func T(lang, key string) string {
 		return s
 	}
 	return m["en"]
+}
+
+// tf translates key and fills its verbs with args (none: the text as is).
+func tf(lang, key string, args []any) string {
+	if len(args) == 0 {
+		return T(lang, key)
+	}
+	return fmt.Sprintf(T(lang, key), args...)
 }

@@ -29,7 +29,7 @@ func init() {
 		"team.lastowner":     {"The last owner of the account cannot be removed.", "Ultimul proprietar al contului nu poate fi eliminat.", "Нельзя удалить последнего владельца аккаунта."},
 		"team.invite":        {"Invite an operator", "Invitați un operator", "Пригласить оператора"},
 		"team.temppassword":  {"Temporary password", "Parolă temporară", "Временный пароль"},
-		"team.passwordrule":  {"8 to 72 characters. Give it to the operator yourself; they can change it after signing in.", "Între 8 și 72 de caractere. Transmiteți-o personal operatorului; o poate schimba după autentificare.", "От 8 до 72 символов. Передайте его оператору сами — после входа он сможет его сменить."},
+		"team.passwordrule":  {"At least 10 characters, not a common password. Give it to the operator yourself; they can change it after signing in.", "Cel puțin 10 caractere, nu o parolă des folosită. Transmiteți-o personal operatorului; o poate schimba după autentificare.", "Не меньше 10 символов и не из распространённых. Передайте его оператору сами — после входа он сможет его сменить."},
 		"team.invitesubmit":  {"Invite", "Invită", "Пригласить"},
 		"team.invited":       {"The operator was added and can sign in now.", "Operatorul a fost adăugat și se poate autentifica acum.", "Оператор добавлен и уже может войти."},
 		"team.taken":         {"That email is taken.", "Acest email este deja folosit.", "Этот email уже занят."},
@@ -106,10 +106,15 @@ func (d *Dashboard) showTeam(w http.ResponseWriter, r *http.Request, status int,
 // InviteMember adds an operator with a temporary password that the owner
 // hands over; the operator can change it under "Change password".
 func (d *Dashboard) InviteMember(w http.ResponseWriter, r *http.Request) {
-	form := inviteForm{Email: strings.TrimSpace(r.PostFormValue("email")), Name: strings.TrimSpace(r.PostFormValue("name"))}
+	var form inviteForm
 	fail := func(status int, key string) {
 		d.showTeam(w, r, status, teamData{Invite: form}, key)
 	}
+	if status, key := readForm(w, r, maxForm); key != "" {
+		fail(status, key)
+		return
+	}
+	form = inviteForm{Email: strings.TrimSpace(r.PostFormValue("email")), Name: strings.TrimSpace(r.PostFormValue("name"))}
 	if !validEmail(form.Email) {
 		fail(http.StatusBadRequest, "email.invalid")
 		return
@@ -119,9 +124,9 @@ func (d *Dashboard) InviteMember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Hashing is slow: it comes after the cheap checks.
-	hash, ok := hashNewPassword(r.PostFormValue("password"))
-	if !ok {
-		fail(http.StatusBadRequest, "password.short")
+	hash, key := hashNewPassword(r.PostFormValue("password"))
+	if key != "" {
+		fail(http.StatusBadRequest, key)
 		return
 	}
 	_, err := d.Store.CreateUser(r.Context(), store.NewUser{

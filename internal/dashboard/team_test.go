@@ -62,7 +62,7 @@ func TestTeamIsForOwners(t *testing.T) {
 		"Olga Owner (you)", "Oleg Operator", "op@example.com", "Owner", "Operator",
 		`aria-label="Remove Oleg Operator"`, `action="/team/members/` + op.ID + `/delete"`,
 		`<label for="invite-email">`, `<label for="invite-name">`, `<label for="invite-password">`, `<label for="token-name">`,
-		"8 to 72 characters", `aria-describedby="invite-password-rule"`, `<th scope="col">`, `<th scope="row">`,
+		"At least 10 characters, not a common password", `aria-describedby="invite-password-rule"`, `<th scope="col">`, `<th scope="row">`,
 		"No API tokens yet.",
 	} {
 		if !strings.Contains(p.body, want) {
@@ -134,7 +134,9 @@ func TestInviteOperator(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"short password", url.Values{"email": {"x@example.com"}, "name": {"X"}, "password": {"short"}}, 400, "The password must be 8 to 72 characters."},
+		{"short password", url.Values{"email": {"x@example.com"}, "name": {"X"}, "password": {"short"}}, 400, "The password must be at least 10 characters."},
+		{"nine characters", url.Values{"email": {"x@example.com"}, "name": {"X"}, "password": {"temporary"}}, 400, "The password must be at least 10 characters."},
+		{"common password", url.Values{"email": {"x@example.com"}, "name": {"X"}, "password": {"Password123"}}, 400, "This password is one of the most common ones."},
 		{"bad email", url.Values{"email": {"not an email"}, "password": {"temporary-1"}}, 400, "Enter a valid email address."},
 		{"long name", url.Values{"email": {"x@example.com"}, "name": {strings.Repeat("n", 101)}, "password": {"temporary-1"}}, 400, "at most 100 characters"},
 		{"taken by a member", url.Values{"email": {"OANA@example.com"}, "password": {"temporary-1"}}, 409, "That email is taken."},

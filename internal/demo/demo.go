@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"parley/internal/domain"
+	"parley/internal/password"
 	"parley/internal/secret"
 	"parley/internal/store"
 )
@@ -30,7 +31,7 @@ func Seed(ctx context.Context, s store.Store) (Credentials, bool, error) {
 	if err != nil || n > 0 {
 		return Credentials{}, false, err
 	}
-	c := Credentials{Email: Email, Password: secret.ID("", 9), APIToken: secret.APIToken(), WidgetKey: secret.WidgetKey()}
+	c := Credentials{Email: Email, Password: newPassword(), APIToken: secret.APIToken(), WidgetKey: secret.WidgetKey()}
 	hash, err := secret.HashPassword(c.Password)
 	if err != nil {
 		return Credentials{}, false, err
@@ -56,6 +57,16 @@ func Seed(ctx context.Context, s store.Store) (Credentials, bool, error) {
 		return Credentials{}, false, err
 	}
 	return c, true, nil
+}
+
+// newPassword is 16 random base32 characters (80 bits), checked against
+// the rule for new passwords like any other.
+func newPassword() string {
+	for {
+		if p := secret.ID("", 10); password.Check(p) == nil {
+			return p
+		}
+	}
 }
 
 // WidgetKey returns the demo agent's newest active key, "" when there is no

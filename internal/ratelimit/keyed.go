@@ -6,8 +6,9 @@ import (
 )
 
 // Keyed counts events per string key (an email, an address) in aligned
-// fixed windows. It is for rare events such as failed sign-ins, where a
-// single mutex is plenty; the per-request widget limit uses Memory.
+// fixed windows. It is for rare events such as sign-ups, where a single
+// mutex is plenty; the per-request widget limit uses Memory, failed
+// sign-ins use Backoff.
 type Keyed struct {
 	limit   int
 	window  time.Duration
@@ -57,4 +58,9 @@ func (k *Keyed) Add(now time.Time, keys ...string) {
 		}
 		k.counts[key]++
 	}
+}
+
+// Reset is when the window of now ends and every key starts afresh.
+func (k *Keyed) Reset(now time.Time) time.Time {
+	return time.Unix(0, (now.UnixNano()/int64(k.window)+1)*int64(k.window))
 }

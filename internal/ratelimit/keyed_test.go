@@ -32,3 +32,12 @@ func TestKeyed(t *testing.T) {
 		t.Fatal("the count survived into the next window")
 	}
 }
+
+// Reset is the end of the window, when a refused key may come back.
+func TestKeyedReset(t *testing.T) {
+	k := NewKeyed(1, time.Hour, 10)
+	now := time.Date(2026, 3, 20, 10, 1, 30, 0, time.UTC)
+	if got := k.Reset(now); !got.Equal(time.Date(2026, 3, 20, 11, 0, 0, 0, time.UTC)) {
+		t.Fatalf("Reset(%v) = %v, want 11:00", now, got)
+	}
+}

@@ -231,6 +231,7 @@ func (s *Server) page(h http.HandlerFunc) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Content-Type-Options", "nosniff")
+		dashboard.BoundBody(w, r) // 16 KiB unless the handler needs more
 		protected.ServeHTTP(w, r)
 	})
 }

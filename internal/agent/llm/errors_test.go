@@ -184,3 +184,21 @@ func streamErrorEvent(w http.ResponseWriter, _ *http.Request, _ int) {
 	writeChunk(w, map[string]any{"role": "assistant", "content": "Hel"}, nil)
 	_, _ = w.Write([]byte("data: " + errorBody + "\n\n"))
 }
+
+// A base URL may carry secrets of its own (a password in the user info, a
+// key in the query); a logged failure never shows them. (The SDK drops the
+// base URL's query and net/http masks the password in the URLs its errors
+// quote; this keeps it so. The start line's base_url is redacted by
+// cmd/parley.)
+func TestBackendErrorLogsNoURLSecrets(t *testing.T) {
+	srv := newFakeServer(t, status(401, errorBody))
+	log, logs := testLogger()
+	base := strings.Replace(srv.baseURL(), "http://", "http://user:S3cretPW@", 1) + "?key=S3cretPW"
+	r := New(Config{BaseURL: base, Model: "m"}, Deps{Logger: log})
+	if _, err := respond(t, r, testRequest()); !errors.Is(err, ErrBackend) {
+		t.Fatalf("err = %v, want ErrBackend", err)
+	}
+	if !strings.Contains(logs.String(), "LLM call failed") || strings.Contains(logs.String(), "S3cretPW") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+}
