@@ -242,3 +242,35 @@ func TestEventsNeedASession(t *testing.T) {
 		t.Fatalf("anonymous events: %d", p.status)
 	}
 }
+
+// A user whose name is over 100 characters can reply; the reply takes the
+// conversation over and assigns it to them. A refused reply (blank) to an
+// AI-handled conversation leaves it with the AI.
+func TestReplyWithALongNameAndARefusedReply(t *testing.T) {
+	t.Parallel()
+	td := newTestDash(t, allRoutes)
+	long := strings.Repeat("Оля ", 30) // 120 characters
+	op := td.newUser("longname@example.com", long, td.owner.AccountID)
+	b := td.signedIn(op)
+
+	conv := td.visit("What are your opening hours?")
+	if p := b.post("/conversations/"+conv+"/reply", url.Values{"text": {"   "}}); p.status != http.StatusBadRequest {
+		t.Fatalf("blank reply: %d", p.status)
+	}
+	if c, _ := td.st.Conversation(context.Background(), conv); c.Mode != domain.ModeAI || c.AssigneeID != "" {
+		t.Fatalf("a refused reply changed the conversation: mode %s, assignee %q", c.Mode, c.AssigneeID)
+	}
+
+	if p := b.post("/conversations/"+conv+"/reply", url.Values{"text": {"I can help"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("reply by a user with a long name: %d %s", p.status, p.body)
+	}
+	c, _ := td.st.Conversation(context.Background(), conv)
+	if c.Mode != domain.ModeHuman || c.AssigneeID != op.ID {
+		t.Fatalf("after the reply: mode %s, assignee %q; want human, %s", c.Mode, c.AssigneeID, op.ID)
+	}
+	msgs, _ := td.st.Messages(context.Background(), conv)
+	last := msgs[len(msgs)-1]
+	if last.Text != "I can help" || len([]rune(last.OperatorName)) > 100 || !strings.HasPrefix(long, last.OperatorName) {
+		t.Fatalf("stored reply %+v", last)
+	}
+}

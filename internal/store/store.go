@@ -182,6 +182,10 @@ type NewConversation struct {
 //   - SetWaiting marks the conversation as waiting for a human in the same
 //     transaction (as SetWaiting(true) would), when it stays AI-handled; a
 //     human-handled conversation does not wait.
+//   - AssigneeID and AssigneeName, with SetMode human, name the dashboard
+//     user the conversation is assigned to when this message takes it from
+//     the AI (as TakeOver would, in the same transaction). A conversation
+//     a human already handles keeps its assignee.
 type NewMessage struct {
 	ConversationID string
 	Role           domain.Role
@@ -192,6 +196,8 @@ type NewMessage struct {
 	SetMode        domain.Mode
 	Unanswered     bool
 	SetWaiting     bool
+	AssigneeID     string
+	AssigneeName   string
 }
 
 // PollState: see Store.PollState.
