@@ -85,6 +85,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
+	if cfg.MetricsAddr != "" {
+		if err := serveMetrics(ctx, cfg.MetricsAddr, reg, log); err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
 	hub, limiter, closeShared, err := sharedState(ctx, cfg, st, log)
 	if err != nil {
 		ln.Close()
@@ -125,6 +131,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Metrics:   m,
 		Logger:    log,
 		DemoKey:   func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+		// With a listener of its own, /metrics is not on this one at all.
+		MetricsElsewhere: cfg.MetricsAddr != "",
 	})
 
 	srv := &http.Server{

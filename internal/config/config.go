@@ -31,6 +31,7 @@ type Config struct {
 	AITimeout      time.Duration
 	LLM            LLM
 	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
+	MetricsAddr    string // a listener of its own for /metrics; "" serves it to loopback clients on Addr
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -72,6 +73,7 @@ var settings = []setting{
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
+	{"metrics-addr", "PARLEY_METRICS_ADDR", "", "address (10.0.0.5:9090) with a listener of its own for /metrics (default: /metrics on --addr, to loopback clients only)"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -133,6 +135,11 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	if c.PprofAddr != "" && !loopback(c.PprofAddr) {
 		// The profiler shows memory and stacks: never on a public address.
 		errs = append(errs, fmt.Errorf("pprof address %q: want a loopback host:port such as 127.0.0.1:6060", c.PprofAddr))
+	}
+	if c.MetricsAddr = get("metrics-addr"); c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("metrics address %q: want host:port such as 127.0.0.1:9090", c.MetricsAddr))
+		}
 	}
 	if c.DB == "" {
 		errs = append(errs, errors.New("db must not be empty"))

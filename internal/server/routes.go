@@ -45,7 +45,7 @@ func (s *Server) routes() *http.ServeMux {
 
 	// Operations and pages.
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /metrics", s.Registry)
+	mux.HandleFunc("/metrics", s.serveMetrics) // local clients only (metricsroute.go)
 	mux.HandleFunc("GET /demo", s.demo)
 	mux.Handle("GET /demo.css", s.demoCSS)
 

@@ -38,6 +38,9 @@ type Deps struct {
 	Dashboard *dashboard.Dashboard
 	// DemoKey returns the demo agent's widget key, "" when there is none.
 	DemoKey func(ctx context.Context) string
+	// MetricsElsewhere: /metrics has a listener of its own
+	// (PARLEY_METRICS_ADDR), so this handler does not serve it at all.
+	MetricsElsewhere bool
 }
 
 type Server struct {
