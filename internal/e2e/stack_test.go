@@ -93,6 +93,7 @@ func newStack(t *testing.T) *stack {
 	h := server.New(server.Deps{
 		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb),
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
+		DemoKey: func(context.Context) string { return s.keys["en"] }, // /demo shows the English agent
 	})
 	// No rate limiter: a test session makes more requests than a visitor.
 	s.srv = httptest.NewServer(s.faults.wrap(h))

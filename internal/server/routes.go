@@ -46,8 +46,9 @@ func (s *Server) routes() *http.ServeMux {
 	// Operations and pages.
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("/metrics", s.serveMetrics) // local clients only (metricsroute.go)
-	mux.HandleFunc("GET /demo", s.demo)
+	mux.Handle("GET /demo", s.page(s.demo)) // the dashboard's CSP and frame headers
 	mux.Handle("GET /demo.css", s.demoCSS)
+	mux.Handle("GET /favicon.ico", s.favicon)
 
 	// The dashboard: session cookie, same origin only, CSRF-protected
 	// (page adds the security headers and cross-origin protection).

@@ -52,6 +52,7 @@ type Server struct {
 	widgetUI *assets.File // at its content-hashed name
 	uiLatest *assets.File // the same bytes at web.WidgetUIFallback
 	demoCSS  *assets.File
+	favicon  *assets.File
 	openAPI  *assets.File
 	csrf     *http.CrossOriginProtection
 }
@@ -74,6 +75,7 @@ func New(d Deps) *Server {
 	s.uiLatest = assets.NewFile(web.WidgetUIFallback, web.JSType, web.WidgetUI, web.CacheShort)
 	s.uiLatest.AllowAnyOrigin = true
 	s.demoCSS = assets.NewFile("demo.css", "text/css; charset=utf-8", web.DemoCSS, web.CacheShort)
+	s.favicon = assets.NewFile("favicon.ico", "image/x-icon", web.Favicon, web.CacheShort)
 	s.openAPI = assets.NewFile("openapi.json", "application/json", manageapi.OpenAPI, web.CacheRevalidate)
 	s.csrf = http.NewCrossOriginProtection()
 	s.mux = s.routes()
