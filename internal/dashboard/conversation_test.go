@@ -125,7 +125,7 @@ func TestConversationTakeOverReplyRelease(t *testing.T) {
 		t.Fatal("after takeover the page does not say so")
 	}
 	// The owner sees who has it.
-	if p := td.signedIn(td.owner).get("/conversations/" + conv); !strings.Contains(p.body, "Oleg is answering this conversation.") {
+	if p := td.signedIn(td.owner).get("/conversations/" + conv); !strings.Contains(p.body, "<bdi>Oleg</bdi> is answering this conversation.") {
 		t.Fatal("the owner does not see who answers")
 	}
 	if p := b.post("/conversations/"+conv+"/reply", url.Values{"text": {"Hello, <b>Oleg</b> here"}}); p.status != http.StatusSeeOther {
@@ -185,7 +185,7 @@ func TestTwoOperatorsRaceToTakeOver(t *testing.T) {
 		loser = b
 	}
 	p := loser.get("/conversations/" + conv + "?lost=1")
-	if !strings.Contains(p.body, "Someone else took this conversation over first.") || !strings.Contains(p.body, c.AssigneeName+" is answering") {
+	if !strings.Contains(p.body, "Someone else took this conversation over first.") || !strings.Contains(p.body, "<bdi>"+c.AssigneeName+"</bdi> is answering") {
 		t.Fatalf("the loser does not see who has it (%s)", c.AssigneeName)
 	}
 }

@@ -94,6 +94,9 @@ func funcs() template.FuncMap {
 		"short":     shorten,
 		"hasPrefix": strings.HasPrefix,
 		"list":      func(xs ...string) []string { return xs },
+		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
+		"bidiText":  bidiText,    // the same where only text can go
+		"htmlf":     sprintfHTML, // a message with bidi values in it
 	}
 }
 
