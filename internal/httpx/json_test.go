@@ -121,3 +121,25 @@ func TestErrorClientClosed(t *testing.T) {
 		})
 	}
 }
+
+// A NUL character anywhere in a JSON body, as the \u0000 escape, is a 400;
+// the six characters \u0000 as text (an escaped backslash) are not.
+func TestDecodeRefusesNUL(t *testing.T) {
+	t.Parallel()
+	for body, refused := range map[string]bool{
+		`{"key":"wk_\u0000"}`:                               true,
+		`{"key":"a","Tags":["x","\u0000y"]}`:                true,
+		`{"key":"\\u0000"}`:                                 false,
+		`{"key":"` + strings.Repeat("a", 5000) + `\u0000"}`: true,
+	} {
+		var v sample
+		err := Decode(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(body)), &v)
+		status, b := Status(err)
+		switch {
+		case refused && (status != 400 || !strings.Contains(b.Error, "NUL")):
+			t.Errorf("%.40s: %d %q, want 400 naming NUL", body, status, b.Error)
+		case !refused && err != nil:
+			t.Errorf("%.40s: %v", body, err)
+		}
+	}
+}

@@ -45,8 +45,10 @@ func (s *Server) routes() *http.ServeMux {
 
 	// Operations and pages.
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("/metrics", s.serveMetrics) // local clients only (metricsroute.go)
-	mux.Handle("GET /demo", s.page(s.demo)) // the dashboard's CSP and frame headers
+	// /metrics for local clients only (metricsroute.go); /demo with the
+	// dashboard's CSP and frame headers.
+	mux.HandleFunc("/metrics", s.serveMetrics)
+	mux.Handle("GET /demo", s.page(s.demo))
 	mux.Handle("GET /demo.css", s.demoCSS)
 	mux.Handle("GET /favicon.ico", s.favicon)
 

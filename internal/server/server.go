@@ -226,10 +226,15 @@ func (s *Server) demo(w http.ResponseWriter, r *http.Request) {
 const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
 
-// page wraps a dashboard handler: security headers, and rejection of
-// cross-origin state changes (CSRF) by Go's CrossOriginProtection.
+// page wraps a dashboard handler: security headers, rejection of
+// cross-origin state changes (CSRF) by Go's CrossOriginProtection, and of
+// NUL characters in the path, query or form (dashboard.RefuseNUL).
 func (s *Server) page(h http.HandlerFunc) http.Handler {
-	protected := s.csrf.Handler(h)
+	var inner http.Handler = h
+	if s.Dashboard != nil {
+		inner = s.Dashboard.RefuseNUL(h)
+	}
+	protected := s.csrf.Handler(inner)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", dashboardCSP)

@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Search", testSearch},
 		{"ConversationsPerDay", testConversationsPerDay},
 		{"ReplyAssigns", testReplyAssigns},
+		{"BadText", testBadText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
