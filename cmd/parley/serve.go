@@ -22,6 +22,7 @@ import (
 	"parley/internal/park"
 	"parley/internal/server"
 	"parley/internal/store"
+	"parley/internal/surge"
 	"parley/internal/widgetapi"
 )
 
@@ -97,6 +98,13 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return err
 	}
 	defer closeShared()
+	limits, closeLimits, err := initLimits(ctx, cfg, reg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeLimits()
+	surges := surge.New(st, surge.Options{Logger: log, Registry: reg})
 	kb := agent.NewKB(st.Knowledge)
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;
@@ -108,6 +116,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
+		InitLimits: limits, InitSurges: surges,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -115,6 +124,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
+		Surges:   surges, Limits: limits,
 	})
 	if err != nil {
 		ln.Close()
@@ -123,7 +133,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	handler := server.New(server.Deps{
 		Dashboard: dash,
 		Store:     st,
-		Widget:    widgetapi.New(chatSvc).ParkOn(lot),
+		Widget:    widgetapi.New(chatSvc).ParkOn(lot).ResolveClients(resolver),
 		Manage:    manageapi.New(st, chatSvc, kb),
 		Limiter:   limiter,
 		ClientIP:  resolver,

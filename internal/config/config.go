@@ -32,6 +32,10 @@ type Config struct {
 	LLM            LLM
 	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
 	MetricsAddr    string // a listener of its own for /metrics; "" serves it to loopback clients on Addr
+	// The hourly limits on new conversations per address and per visitor
+	// for agents whose config sets none (package initlimit); 0 is off.
+	ConversationsPerIP      int
+	ConversationsPerVisitor int
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -73,6 +77,8 @@ var settings = []setting{
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
+	{"conversations-per-ip-per-hour", "PARLEY_CONVERSATIONS_PER_IP_PER_HOUR", "30", "new conversations one address may start with an agent per hour, for agents whose config sets no limit (0: off)"},
+	{"conversations-per-visitor-per-hour", "PARLEY_CONVERSATIONS_PER_VISITOR_PER_HOUR", "10", "new conversations one visitor id may start with an agent per hour, for agents whose config sets no limit (0: off)"},
 	{"metrics-addr", "PARLEY_METRICS_ADDR", "", "address (10.0.0.5:9090) with a listener of its own for /metrics (default: /metrics on --addr, to loopback clients only)"},
 }
 
@@ -135,6 +141,14 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	if c.PprofAddr != "" && !loopback(c.PprofAddr) {
 		// The profiler shows memory and stacks: never on a public address.
 		errs = append(errs, fmt.Errorf("pprof address %q: want a loopback host:port such as 127.0.0.1:6060", c.PprofAddr))
+	}
+	for _, l := range []struct {
+		name string
+		to   *int
+	}{{"conversations-per-ip-per-hour", &c.ConversationsPerIP}, {"conversations-per-visitor-per-hour", &c.ConversationsPerVisitor}} {
+		if *l.to, err = strconv.Atoi(get(l.name)); err != nil || *l.to < 0 || *l.to > 100_000 {
+			errs = append(errs, fmt.Errorf("%s %q: want a whole number from 0 (off) to 100000", l.name, get(l.name)))
+		}
 	}
 	if c.MetricsAddr = get("metrics-addr"); c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {

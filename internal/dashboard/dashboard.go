@@ -17,9 +17,11 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/domain"
+	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
 	"parley/internal/store"
+	"parley/internal/surge"
 	dashweb "parley/web/dashboard"
 )
 
@@ -37,6 +39,12 @@ type Options struct {
 	BaseURL  string // public URL for embed snippets; "" uses the request's host
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Surges, when set, puts a banner on every page while the account
+	// gets far more new conversations than usual (surge.go).
+	Surges *surge.Detector
+	// Limits are the agents' limits on new conversations; the settings
+	// form shows its defaults.
+	Limits *initlimit.Limiter
 }
 
 type Dashboard struct {
@@ -130,6 +138,7 @@ type view struct {
 	Flash string // a message key shown once
 	Error string // an error message key
 	Data  any
+	Surge string // the surge banner's text, "" for none
 }
 
 // render writes a page. Pages are never cached and never framed.
@@ -143,6 +152,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	v.Lang = language(r)
 	if u, ok := userFrom(r.Context()); ok {
 		v.User = &u
+		v.Surge = d.surgeBanner(r.Context(), v.Lang, u.AccountID)
 	}
 	if v.Flash == "" {
 		v.Flash = r.URL.Query().Get("flash")

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"parley/internal/domain"
 )
@@ -141,5 +142,18 @@ func TestDecodeRefusesNUL(t *testing.T) {
 		case !refused && err != nil:
 			t.Errorf("%.40s: %v", body, err)
 		}
+	}
+}
+
+// A refusal that waiting clears is a 429 with Retry-After (whole seconds,
+// rounded up) and without limit_reached.
+func TestSlowDownError(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	err := fmt.Errorf("init: %w", &domain.SlowDownError{Msg: "too many new conversations", RetryAfter: 90*time.Second + time.Millisecond})
+	Error(rec, httptest.NewRequest("POST", "/api/widget/init", nil), err)
+	if rec.Code != 429 || rec.Header().Get("Retry-After") != "91" || strings.Contains(rec.Body.String(), "limit_reached") ||
+		!strings.Contains(rec.Body.String(), `"error":"too many new conversations"`) {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }

@@ -97,6 +97,9 @@ type Store interface {
 	// ConversationsPerDay counts the account's conversations per UTC day
 	// in [from, to), one DayCount per day, days without any included.
 	ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error)
+	// ConversationsCreated counts the account's conversations created in
+	// [from, to) (the surge alert compares recent and usual volumes).
+	ConversationsCreated(ctx context.Context, accountID string, from, to time.Time) (int, error)
 
 	// Dashboard users. Emails are unique across the instance and compared
 	// case-insensitively. CreateAccount also creates the account's owner

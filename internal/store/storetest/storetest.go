@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConversationsPerDay", testConversationsPerDay},
 		{"ReplyAssigns", testReplyAssigns},
 		{"BadText", testBadText},
+		{"ConversationsCreated", testConversationsCreated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
