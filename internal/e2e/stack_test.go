@@ -16,9 +16,11 @@ import (
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
 	"parley/internal/domain"
+	"parley/internal/initlimit"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/ratelimit"
 	"parley/internal/secret"
 	"parley/internal/server"
 	"parley/internal/store"
@@ -83,7 +85,11 @@ func newStack(t *testing.T) *stack {
 	m := server.NewMetrics(reg)
 	kb := agent.NewKB(st.Knowledge)
 	hub := notify.NewHub()
-	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet})
+	// The agents' limits on new conversations apply only where a test's
+	// agent config sets them (the instance defaults are off): a test
+	// session starts more conversations from one address than a visitor.
+	limits := initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, nil), initlimit.Settings{}, nil)
+	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits})
 	// The server wants its dashboard; the widget tests do not use it.
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, Invalidate: kb.Invalidate, Logger: quiet})
 	if err != nil {

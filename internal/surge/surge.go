@@ -59,14 +59,14 @@ type Detector struct {
 	alerts *metrics.Counter
 
 	mu      sync.Mutex
-	checked map[string]time.Time // account → this instance's last background check
+	checked map[string]checkState // account → this instance's last background check
 	surging map[string]time.Time // account → when a check last found it surging
 	running sync.WaitGroup
 }
 
 // New returns a detector counting in c.
 func New(c Counts, o Options) *Detector {
-	d := &Detector{counts: c, now: o.Now, log: o.Logger, checked: map[string]time.Time{}, surging: map[string]time.Time{}}
+	d := &Detector{counts: c, now: o.Now, log: o.Logger, checked: map[string]checkState{}, surging: map[string]time.Time{}}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -109,21 +109,32 @@ func (d *Detector) Check(ctx context.Context, accountID string) (Surge, bool, er
 	return s, float64(recent) >= Factor*s.Usual, nil
 }
 
-// Observe is told of each conversation an account starts. At most once a
-// minute per account it checks the rule in the background, and logs (and
-// counts) a surge when one starts: when no check in the last Window found
-// the account surging.
+// checkState is when an account was last checked, and how many of its
+// conversations this instance has started since.
+type checkState struct {
+	at    time.Time
+	since int
+}
+
+// Observe is told of each conversation an account starts. It checks the
+// rule for the account in the background, at most once a minute, or
+// sooner when this instance alone has started Floor of its conversations
+// since the last check (a burst is noticed while it lasts, not a minute
+// later). It logs (and counts) a surge when one starts: when no check in
+// the last Window found the account surging.
 func (d *Detector) Observe(accountID string) {
 	now := d.now()
 	d.mu.Lock()
-	if last, ok := d.checked[accountID]; ok && now.Sub(last) < checkEvery {
+	st, ok := d.checked[accountID]
+	if st.since++; ok && now.Sub(st.at) < checkEvery && st.since < Floor {
+		d.checked[accountID] = st
 		d.mu.Unlock()
 		return
 	}
-	d.checked[accountID] = now
+	d.checked[accountID] = checkState{at: now}
 	if len(d.checked) > 4096 { // bounded by the accounts active in a minute
-		for id, t := range d.checked {
-			if now.Sub(t) >= checkEvery {
+		for id, st := range d.checked {
+			if now.Sub(st.at) >= checkEvery {
 				delete(d.checked, id)
 			}
 		}

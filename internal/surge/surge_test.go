@@ -183,3 +183,33 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// A burst is noticed while it lasts: Floor conversations started through
+// this instance since the last check make it check again at once, not a
+// minute later.
+func TestObserveNoticesABurst(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	reg := metrics.NewRegistry()
+	d := New(st, Options{Now: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil)), Registry: reg})
+	a := newAccount(t, st)
+	d.Observe(a.acc.ID) // the first: checked (nothing yet)
+	d.Wait()
+	a.start(t, Floor, now.Add(-time.Second), time.Second)
+	for range Floor - 1 {
+		d.Observe(a.acc.ID)
+	}
+	d.Wait()
+	if strings.Contains(logs.String(), "init surge:") {
+		t.Fatal("checked before the burst reached the floor")
+	}
+	d.Observe(a.acc.ID) // the 30th since the last check, the same instant
+	d.Wait()
+	var m strings.Builder
+	reg.WriteTo(&m)
+	if !strings.Contains(logs.String(), "init surge:") || !strings.Contains(m.String(), "parley_init_surges_total 1") {
+		t.Fatalf("a burst of %d in one second was not reported:\n%s\n%s", Floor, logs.String(), m.String())
+	}
+}
