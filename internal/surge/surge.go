@@ -109,32 +109,37 @@ func (d *Detector) Check(ctx context.Context, accountID string) (Surge, bool, er
 	return s, float64(recent) >= Factor*s.Usual, nil
 }
 
-// checkState is when an account was last checked, and how many of its
-// conversations this instance has started since.
+// checkState is an instance's view of one account's checks.
 type checkState struct {
-	at    time.Time
-	since int
+	at       time.Time // the last check started
+	since    int       // conversations started here since then
+	recent   int       // what the last check counted in the window
+	inFlight bool
 }
 
 // Observe is told of each conversation an account starts. It checks the
-// rule for the account in the background, at most once a minute, or
-// sooner when this instance alone has started Floor of its conversations
-// since the last check (a burst is noticed while it lasts, not a minute
-// later). It logs (and counts) a surge when one starts: when no check in
-// the last Window found the account surging.
+// rule for the account in the background: once a minute, and sooner when
+// this instance alone has started Floor of its conversations since the
+// last check and at least a tenth as many as that check counted (a burst
+// is noticed while it lasts, not a minute later, while an account with a
+// steady high volume is not counted over and over). One check per account
+// runs at a time. It logs (and counts) a surge when one starts: when no
+// check in the last Window found the account surging.
 func (d *Detector) Observe(accountID string) {
 	now := d.now()
 	d.mu.Lock()
 	st, ok := d.checked[accountID]
-	if st.since++; ok && now.Sub(st.at) < checkEvery && st.since < Floor {
+	st.since++
+	due := !ok || now.Sub(st.at) >= checkEvery || (st.since >= Floor && st.since >= st.recent/10)
+	if !due || st.inFlight {
 		d.checked[accountID] = st
 		d.mu.Unlock()
 		return
 	}
-	d.checked[accountID] = checkState{at: now}
+	d.checked[accountID] = checkState{at: now, recent: st.recent, inFlight: true}
 	if len(d.checked) > 4096 { // bounded by the accounts active in a minute
 		for id, st := range d.checked {
-			if now.Sub(st.at) >= checkEvery {
+			if now.Sub(st.at) >= checkEvery && !st.inFlight {
 				delete(d.checked, id)
 			}
 		}
@@ -151,6 +156,12 @@ func (d *Detector) Observe(accountID string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s, surging, err := d.Check(ctx, accountID)
+		d.mu.Lock()
+		if st, ok := d.checked[accountID]; ok {
+			st.inFlight, st.recent = false, s.Recent
+			d.checked[accountID] = st
+		}
+		d.mu.Unlock()
 		if err != nil {
 			d.log.Warn("init surge check failed", "account_id", accountID, "err", err)
 			return

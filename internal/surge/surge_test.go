@@ -186,7 +186,8 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 
 // A burst is noticed while it lasts: Floor conversations started through
 // this instance since the last check make it check again at once, not a
-// minute later.
+// minute later; an account whose last check counted many needs a tenth as
+// many new ones.
 func TestObserveNoticesABurst(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
@@ -211,5 +212,30 @@ func TestObserveNoticesABurst(t *testing.T) {
 	reg.WriteTo(&m)
 	if !strings.Contains(logs.String(), "init surge:") || !strings.Contains(m.String(), "parley_init_surges_total 1") {
 		t.Fatalf("a burst of %d in one second was not reported:\n%s\n%s", Floor, logs.String(), m.String())
+	}
+	// The last check counted Floor+1 (a few dozen): the next burst check
+	// also needs Floor more; with 400 counted it would need 40.
+	d.mu.Lock()
+	st400 := d.checked[a.acc.ID]
+	st400.recent, st400.since = 400, 0
+	d.checked[a.acc.ID] = st400
+	d.mu.Unlock()
+	for range 39 {
+		d.Observe(a.acc.ID)
+	}
+	d.Wait()
+	d.mu.Lock()
+	since := d.checked[a.acc.ID].since
+	d.mu.Unlock()
+	if since != 39 {
+		t.Fatalf("a check started within 39 of an account that had 400 (since = %d)", since)
+	}
+	d.Observe(a.acc.ID) // the 40th: a tenth of 400
+	d.Wait()
+	d.mu.Lock()
+	since = d.checked[a.acc.ID].since
+	d.mu.Unlock()
+	if since != 0 {
+		t.Fatalf("no check after 40 of an account that had 400 (since = %d)", since)
 	}
 }
