@@ -31,8 +31,7 @@ var ErrTooLarge = errors.New("request body is too large")
 // This is the one place the APIs' JSON input is checked for it
 // (docs/api.md); the stores refuse what gets past (store.ErrBadText).
 func Decode(w http.ResponseWriter, r *http.Request, v any) error {
-	var nul nulchar.Scanner
-	body := io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBody), &nul)
+	body := &scanReader{r: http.MaxBytesReader(w, r.Body, MaxBody)}
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -45,10 +44,23 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return badRequest("request body must hold a single JSON object")
 	}
-	if nul.Found() {
+	if body.nul.Found() {
 		return ErrNUL
 	}
 	return nil
+}
+
+// scanReader looks for a NUL in what it reads (one allocation, where
+// io.TeeReader and a scanner would be two).
+type scanReader struct {
+	r   io.Reader
+	nul nulchar.Scanner
+}
+
+func (s *scanReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.nul.Write(p[:n])
+	return n, err
 }
 
 // ErrNUL is Decode's error for a body with a NUL character; it maps to 400.

@@ -4,7 +4,10 @@
 // refuse what still reaches them, the same way on both databases.
 package nulchar
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // In reports whether s holds a NUL.
 func In(s string) bool { return strings.IndexByte(s, 0) >= 0 }
@@ -30,10 +33,23 @@ type Scanner struct {
 	matched int // characters of `u0000` matched after an odd run of backslashes
 }
 
-// Write scans p; it never fails (it is an io.Writer for io.TeeReader).
+// Write scans p; it never fails (it is an io.Writer).
 func (s *Scanner) Write(p []byte) (int, error) {
 	if s.found {
 		return len(p), nil
+	}
+	if s.slashes == 0 && s.matched == 0 {
+		// Most text has no escape at all: skip to the first backslash
+		// (a raw NUL anywhere is found either way).
+		if bytes.IndexByte(p, 0) >= 0 {
+			s.found = true
+			return len(p), nil
+		}
+		i := bytes.IndexByte(p, '\\')
+		if i < 0 {
+			return len(p), nil
+		}
+		p = p[i:]
 	}
 	for _, c := range p {
 		switch {

@@ -2,6 +2,8 @@ package nulchar
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,36 @@ func TestIn(t *testing.T) {
 	t.Parallel()
 	if In("abc") || !In("a\x00c") {
 		t.Fatal("In")
+	}
+}
+
+// Random strings of the characters that matter, as JSON: the scanner, fed
+// whole or in random pieces, agrees with what a decoder makes of them.
+func TestScannerAgreesWithTheDecoder(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{`\\`, `\u0000`, `\u0001`, `u`, `0`, `\"`, `x`, `\n`}
+	for range 5000 {
+		var b strings.Builder
+		b.WriteString(`{"a":"`)
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		b.WriteString(`"}`)
+		js := b.String()
+		var v map[string]string
+		if err := json.Unmarshal([]byte(js), &v); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		want := In(v["a"])
+		var s Scanner
+		for rest := []byte(js); len(rest) > 0; {
+			n := 1 + rng.IntN(len(rest))
+			s.Write(rest[:n])
+			rest = rest[n:]
+		}
+		if InJSON([]byte(js)) != want || s.Found() != want {
+			t.Fatalf("%s: whole %v, in pieces %v, decoder %v", js, InJSON([]byte(js)), s.Found(), want)
+		}
 	}
 }

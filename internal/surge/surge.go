@@ -60,7 +60,7 @@ type Detector struct {
 
 	mu      sync.Mutex
 	checked map[string]checkState // account → this instance's last background check
-	surging map[string]time.Time // account → when a check last found it surging
+	surging map[string]time.Time  // account → when a check last found it surging
 	running sync.WaitGroup
 }
 
