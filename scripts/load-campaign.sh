@@ -40,7 +40,7 @@ ceiling() {
 run() {
 	local mode=$1 visitors=$2 db="$work/db" pid key s1 s2
 	rm -rf "$db" && mkdir "$db"
-	PARLEY_RATE_LIMIT=0 PARLEY_LOG_LEVEL=warn "$work/parley" --addr 127.0.0.1:8090 --db "$db/p.db" >"$db/log" 2>&1 &
+	PARLEY_RATE_LIMIT=0 PARLEY_CONVERSATIONS_PER_IP_PER_HOUR=0 PARLEY_LOG_LEVEL=warn "$work/parley" --addr 127.0.0.1:8090 --db "$db/p.db" >"$db/log" 2>&1 &
 	pid=$!
 	until curl -s -o /dev/null http://127.0.0.1:8090/; do sleep 0.1; done
 	key=$(grep -o 'wk_[a-z0-9]*' "$db/log" | head -1)

@@ -15,6 +15,7 @@ import (
 )
 
 //go:generate go run ./internal/widgetbuild/widgetgen
+//go:generate go run ./internal/favicon/favicongen
 
 // FS holds the pages and their stylesheet.
 //
@@ -33,6 +34,10 @@ var (
 	WidgetJS []byte
 	//go:embed demo.css
 	DemoCSS []byte
+	// Favicon is served as /favicon.ico: Parley's icon, drawn by
+	// internal/favicon (go generate writes it).
+	//go:embed favicon.ico
+	Favicon []byte
 )
 
 // WidgetUI is the chat UI chunk the loader imports on first open, and

@@ -25,6 +25,7 @@ import (
 	"parley/internal/redact"
 	"parley/internal/server"
 	"parley/internal/store"
+	"parley/internal/surge"
 	"parley/internal/widgetapi"
 )
 
@@ -97,12 +98,25 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	reg := metrics.NewRegistry()
 	connMetrics(reg, conns)
 	m := server.NewMetrics(reg)
+	if cfg.MetricsAddr != "" {
+		if err := serveMetrics(ctx, cfg.MetricsAddr, reg, log); err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
 	hub, limiter, closeShared, err := sharedState(ctx, cfg, st, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer closeShared()
+	limits, closeLimits, err := initLimits(ctx, cfg, reg, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeLimits()
+	surges := surge.New(st, surge.Options{Logger: log, Registry: reg})
 	kb := agent.NewKB(st.Knowledge)
 	// URLs tenants supply go through the outbound guard; the instance's
 	// own (PARLEY_LLM_BASE_URL) does not.
@@ -117,6 +131,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
+		InitLimits: limits, InitSurges: surges,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -124,6 +139,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log, CheckAgentConfig: llmBackend.CheckAgentConfig,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
+		Surges:   surges, Limits: limits,
 	})
 	if err != nil {
 		ln.Close()
@@ -132,7 +148,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	handler := server.New(server.Deps{
 		Dashboard: dash,
 		Store:     st,
-		Widget:    widgetapi.New(chatSvc).ParkOn(lot),
+		Widget:    widgetapi.New(chatSvc).ParkOn(lot).ResolveClients(resolver),
 		Manage:    manageapi.New(st, chatSvc, kb).CheckConfigs(llmBackend.CheckAgentConfig),
 		Limiter:   limiter,
 		ClientIP:  resolver,
@@ -140,6 +156,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Metrics:   m,
 		Logger:    log,
 		DemoKey:   func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+		// With a listener of its own, /metrics is not on this one at all.
+		MetricsElsewhere: cfg.MetricsAddr != "",
 	})
 
 	srv := &http.Server{

@@ -34,8 +34,10 @@ type Responder interface {
 }
 
 // privateConfigKeys are agent config entries visitors never see: the AI's
-// instructions and the LLM connection (which may hold an API key).
-var privateConfigKeys = []string{"instructions", "llm"}
+// instructions, the LLM connection (which may hold an API key) and the
+// limits on new conversations (package initlimit: no help to a visitor,
+// and a guide to whoever wants to stay just under them).
+var privateConfigKeys = []string{"instructions", "llm", "limits"}
 
 // PublicConfig returns the agent config as the widget may see it. A config
 // that is not a JSON object gives "{}".

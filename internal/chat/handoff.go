@@ -56,37 +56,86 @@ func (s *Service) TakeOverAs(ctx context.Context, accountID, conversationID stri
 	if _, err := s.operatorConversation(ctx, accountID, conversationID); err != nil {
 		return domain.Conversation{}, false, err
 	}
-	name := u.Name
-	if name == "" {
-		name = u.Email
-	}
-	conv, won, err := s.store.TakeOver(ctx, conversationID, u.ID, name)
+	conv, won, err := s.store.TakeOver(ctx, conversationID, u.ID, UserOperator(u).Name)
 	if err == nil && won {
 		s.changed(accountID, conversationID)
 	}
 	return conv, won, err
 }
 
+// Operator is who writes an operator reply.
+type Operator struct {
+	// Name is shown to the visitor with the reply; blank is "Operator".
+	Name string
+	// Chosen: the client sent Name with this request (the API's
+	// operator_name), so a name over MaxOperatorName is its mistake to
+	// fix: 400. A name it did not send (its account's or user's) is
+	// shortened instead, since no request could fix it.
+	Chosen bool
+	// UserID is a dashboard user's id: a reply that takes the
+	// conversation from the AI assigns it to them. "" through the API.
+	UserID string
+}
+
+// UserOperator is a dashboard user as the operator of their replies.
+func UserOperator(u domain.User) Operator {
+	name := u.Name
+	if strings.TrimSpace(name) == "" {
+		name = u.Email
+	}
+	return Operator{Name: name, UserID: u.ID}
+}
+
+// name is the operator's name as stored: trimmed, "Operator" when blank,
+// and a name the client did not choose cut to MaxOperatorName characters.
+func (o Operator) name() (string, error) {
+	name := strings.TrimSpace(o.Name)
+	switch {
+	case name == "":
+		return "Operator", nil
+	case utf8.RuneCountInString(name) <= MaxOperatorName:
+		return name, nil
+	case o.Chosen:
+		return "", domain.Invalid("operator_name is longer than 100 characters")
+	}
+	return strings.TrimSpace(cutRunes(name, MaxOperatorName)), nil
+}
+
+// cutRunes returns the first n characters (code points) of s.
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
 // OperatorReply stores an operator's message, taking the conversation over
-// in the same transaction if the AI was handling it.
-func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID, operatorName, text string) (domain.Message, error) {
+// in the same write if the AI was handling it (and assigning it to a
+// dashboard user who replies). Everything is checked before that one
+// write, so a refused reply changes nothing: not the mode, not the
+// assignee.
+func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID string, op Operator, text string) (domain.Message, error) {
 	if err := checkText(text); err != nil {
 		return domain.Message{}, err
 	}
-	operatorName = strings.TrimSpace(operatorName)
-	if operatorName == "" {
-		operatorName = "Operator"
-	}
-	if utf8.RuneCountInString(operatorName) > MaxOperatorName {
-		return domain.Message{}, domain.Invalid("operator_name is longer than 100 characters")
+	name, err := op.name()
+	if err != nil {
+		return domain.Message{}, err
 	}
 	if _, err := s.operatorConversation(ctx, accountID, conversationID); err != nil {
 		return domain.Message{}, err
 	}
-	msg, _, err := s.store.AddMessage(ctx, store.NewMessage{
+	n := store.NewMessage{
 		ConversationID: conversationID, Role: domain.RoleOperator, Text: text,
-		OperatorName: operatorName, CreatedAt: s.now(), SetMode: domain.ModeHuman,
-	})
+		OperatorName: name, CreatedAt: s.now(), SetMode: domain.ModeHuman,
+	}
+	if op.UserID != "" {
+		n.AssigneeID, n.AssigneeName = op.UserID, name
+	}
+	msg, _, err := s.store.AddMessage(ctx, n)
 	if err != nil {
 		return domain.Message{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/netip"
 	"unicode/utf8"
 
 	"parley/internal/agent"
@@ -16,6 +17,10 @@ type InitInput struct {
 	Key       string
 	VisitorID string // optional: a returning visitor's id
 	PageURL   string // optional
+	// IP is the client's address (the trusted-proxy resolver's answer),
+	// for the agent's per-address limit; the zero Addr counts as one
+	// unknown address.
+	IP netip.Addr
 }
 
 type InitResult struct {
@@ -27,6 +32,9 @@ type InitResult struct {
 
 // Init starts a conversation. It counts against the account's monthly
 // allowance; a blocked account gets domain.ErrQuota or domain.ErrSpendCap.
+// Before that, the agent's hourly limits per address and per visitor
+// (package initlimit) may refuse it with a *domain.SlowDownError: then
+// nothing is created and no allowance is used.
 func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	s.starting.Add(1)
 	defer s.starting.Add(-1)
@@ -42,6 +50,11 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	ag, err := s.store.AgentByKey(ctx, in.Key)
 	if err != nil {
 		return InitResult{}, err
+	}
+	if s.limits != nil {
+		if err := s.limits.Admit(ctx, ag, in.IP, in.VisitorID); err != nil {
+			return InitResult{}, err
+		}
 	}
 	visitor := in.VisitorID
 	if visitor == "" {
@@ -65,6 +78,9 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		return InitResult{}, err
 	}
 	s.notifier.Publish(AccountTopic(conv.AccountID)) // a new row in the inbox
+	if s.surges != nil {
+		s.surges.Observe(conv.AccountID)
+	}
 	return InitResult{
 		ConversationID: conv.ID,
 		VisitorID:      visitor,

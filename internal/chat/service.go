@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"parley/internal/agent"
+	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/store"
+	"parley/internal/surge"
 )
 
 // Service is the chat logic over a store, a responder and a notifier.
@@ -31,6 +33,8 @@ type Service struct {
 	starting  atomic.Int64  // inits in progress now (Crowded)
 	crowdAt   int64         // how many make a crowd
 	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
+	limits    *initlimit.Limiter
+	surges    *surge.Detector
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -56,6 +60,11 @@ type Options struct {
 	// CrowdedInits is how many inits in progress make Crowded true;
 	// default DefaultCrowdedInits.
 	CrowdedInits int
+	// InitLimits applies the agents' hourly limits on new conversations
+	// per address and per visitor; nil: none. InitSurges is told of each
+	// new conversation, for the surge alert; nil: none.
+	InitLimits *initlimit.Limiter
+	InitSurges *surge.Detector
 }
 
 func New(o Options) *Service {
@@ -71,6 +80,7 @@ func New(o Options) *Service {
 		longReads: make(chan struct{}, longPollReaders),
 		crowdAt:   int64(o.CrowdedInits),
 	}
+	s.limits, s.surges = o.InitLimits, o.InitSurges
 	if s.crowdAt <= 0 {
 		s.crowdAt = DefaultCrowdedInits
 	}

@@ -34,8 +34,13 @@ type Config struct {
 	// FetchAllowPrivate lets URLs tenants supply (agents' LLM endpoints)
 	// reach loopback, private and link-local addresses (package outbound).
 	FetchAllowPrivate bool
-	MaxConns          int // connections open at once; 0 derives it from the descriptor limit
-	MaxConnsPerIP     int // connections open at once per client IP (IPv6: /64); 0 is no cap
+	MaxConns          int    // connections open at once; 0 derives it from the descriptor limit
+	MaxConnsPerIP     int    // connections open at once per client IP (IPv6: /64); 0 is no cap
+	MetricsAddr       string // a listener of its own for /metrics; "" serves it to loopback clients on Addr
+	// The hourly limits on new conversations per address and per visitor
+	// for agents whose config sets none (package initlimit); 0 is off.
+	ConversationsPerIP      int
+	ConversationsPerVisitor int
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -80,6 +85,9 @@ var settings = []setting{
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
 	{"max-conns", "PARLEY_MAX_CONNS", "0", "connections open at once (0: the open-files limit less a reserve)"},
 	{"max-conns-per-ip", "PARLEY_MAX_CONNS_PER_IP", "256", "connections open at once per client IP, trusted proxies exempt (0: no cap)"},
+	{"conversations-per-ip-per-hour", "PARLEY_CONVERSATIONS_PER_IP_PER_HOUR", "30", "new conversations one address may start with an agent per hour, for agents whose config sets no limit (0: off)"},
+	{"conversations-per-visitor-per-hour", "PARLEY_CONVERSATIONS_PER_VISITOR_PER_HOUR", "10", "new conversations one visitor id may start with an agent per hour, for agents whose config sets no limit (0: off)"},
+	{"metrics-addr", "PARLEY_METRICS_ADDR", "", "address (10.0.0.5:9090) with a listener of its own for /metrics (default: /metrics on --addr, to loopback clients only)"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -150,6 +158,19 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	if c.PprofAddr != "" && !loopback(c.PprofAddr) {
 		// The profiler shows memory and stacks: never on a public address.
 		errs = append(errs, fmt.Errorf("pprof address %q: want a loopback host:port such as 127.0.0.1:6060", c.PprofAddr))
+	}
+	for _, l := range []struct {
+		name string
+		to   *int
+	}{{"conversations-per-ip-per-hour", &c.ConversationsPerIP}, {"conversations-per-visitor-per-hour", &c.ConversationsPerVisitor}} {
+		if *l.to, err = strconv.Atoi(get(l.name)); err != nil || *l.to < 0 || *l.to > 100_000 {
+			errs = append(errs, fmt.Errorf("%s %q: want a whole number from 0 (off) to 100000", l.name, get(l.name)))
+		}
+	}
+	if c.MetricsAddr = get("metrics-addr"); c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("metrics address %q: want host:port such as 127.0.0.1:9090", c.MetricsAddr))
+		}
 	}
 	if c.DB == "" {
 		errs = append(errs, errors.New("db must not be empty"))

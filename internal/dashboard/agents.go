@@ -291,6 +291,7 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 	if !data.settingsTyped {
 		data.Settings = settingsOf(ag)
 	}
+	data.Settings.Limits.Defaults = d.limitDefaults()
 	d.render(w, r, status, "agent", view{Title: "agent.title", Nav: "agents", Error: errKey, Data: data})
 }
 
@@ -341,6 +342,7 @@ type settingsForm struct {
 	BaseURL      string
 	Model        string
 	KeySet       bool // an LLM API key is stored
+	Limits       limitsForm
 }
 
 // configObject is a JSON object whose members are kept as they are, so keys
@@ -408,6 +410,7 @@ func settingsOf(ag domain.Agent) settingsForm {
 	llm := decodeConfigObject(c["llm"])
 	f.Provider, f.BaseURL, f.Model = llm.str("provider"), llm.str("base_url"), llm.str("model")
 	_, f.KeySet = llm["api_key"]
+	f.Limits = limitsOf(c)
 	return f
 }
 
@@ -423,6 +426,7 @@ func settingsFrom(r *http.Request) settingsForm {
 	for _, l := range languages {
 		f.HandoffLang[l] = v("handoff_message_" + l)
 	}
+	f.Limits = limitsFrom(r)
 	return f
 }
 
@@ -533,6 +537,9 @@ func (f settingsForm) config(prev json.RawMessage, apiKey string, clearKey bool)
 		delete(c, "llm")
 	} else {
 		c["llm"], _ = json.Marshal(llm)
+	}
+	if key := f.Limits.apply(c); key != "" {
+		return nil, key
 	}
 	out, _ := json.Marshal(c) // re-encoding decoded JSON cannot fail
 	return out, ""

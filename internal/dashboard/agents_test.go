@@ -246,7 +246,7 @@ func TestAgentsListAndCreate(t *testing.T) {
 		"It chats for real")
 
 	p = e.get("/agents")
-	agMustContain(t, "list", p.body, `<a href="/agents/`+agents[0].ID+`">Shop helper</a>`, key)
+	agMustContain(t, "list", p.body, `<a href="/agents/`+agents[0].ID+`"><bdi>Shop helper</bdi></a>`, key)
 }
 
 func TestAgentEmbedBaseURL(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/mail"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -324,11 +325,28 @@ func (d *Dashboard) SetLanguage(w http.ResponseWriter, r *http.Request) {
 	if known(lang) {
 		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: d.secure(r)})
 	}
-	back := r.PostFormValue("back")
-	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
-		back = "/" // only local paths: no open redirect
+	http.Redirect(w, r, sameSitePath(r.PostFormValue("back")), http.StatusSeeOther)
+}
+
+// sameSitePath returns back if it is a path on this site, else "/": no
+// open redirect. Browsers read a backslash as a slash and drop tabs and
+// newlines, so "/\evil.test" or "/\t/evil.test" would leave the site as
+// "//evil.test" does; such forms, and anything with a scheme or host, are
+// refused rather than repaired.
+func sameSitePath(back string) string {
+	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.ContainsRune(back, '\\') {
+		return "/"
 	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	for _, c := range back {
+		if c < 0x20 || c == 0x7f {
+			return "/"
+		}
+	}
+	u, err := url.Parse(back)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	return back
 }
 
 // clientAddr is the TCP peer's address, the default of Options.ClientIP

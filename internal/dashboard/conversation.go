@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"parley/internal/chat"
 	"parley/internal/domain"
 )
 
@@ -110,7 +111,8 @@ func (d *Dashboard) Release(w http.ResponseWriter, r *http.Request) {
 }
 
 // Reply sends an operator message. Replying to an AI-handled conversation
-// takes it over first (and loses like a takeover if someone else has it).
+// takes it over and assigns it to the user in the same write; a reply that
+// is refused (empty, too long) changes nothing, the mode included.
 func (d *Dashboard) Reply(w http.ResponseWriter, r *http.Request) {
 	u := user(r)
 	if status, key := readForm(w, r, maxReplyForm); key != "" {
@@ -123,17 +125,7 @@ func (d *Dashboard) Reply(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	if c.Mode == domain.ModeAI {
-		if _, _, err := d.Chat.TakeOverAs(r.Context(), u.AccountID, c.ID, u); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-	}
-	name := u.Name
-	if name == "" {
-		name = u.Email
-	}
-	_, err = d.Chat.OperatorReply(r.Context(), u.AccountID, c.ID, name, text)
+	_, err = d.Chat.OperatorReply(r.Context(), u.AccountID, c.ID, chat.UserOperator(u), text)
 	var invalid *domain.InvalidError
 	if errors.As(err, &invalid) {
 		d.showConversation(w, r, http.StatusBadRequest, conversationData{Draft: text}, "conv.replyerr")

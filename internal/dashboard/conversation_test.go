@@ -125,7 +125,7 @@ func TestConversationTakeOverReplyRelease(t *testing.T) {
 		t.Fatal("after takeover the page does not say so")
 	}
 	// The owner sees who has it.
-	if p := td.signedIn(td.owner).get("/conversations/" + conv); !strings.Contains(p.body, "Oleg is answering this conversation.") {
+	if p := td.signedIn(td.owner).get("/conversations/" + conv); !strings.Contains(p.body, "<bdi>Oleg</bdi> is answering this conversation.") {
 		t.Fatal("the owner does not see who answers")
 	}
 	if p := b.post("/conversations/"+conv+"/reply", url.Values{"text": {"Hello, <b>Oleg</b> here"}}); p.status != http.StatusSeeOther {
@@ -185,7 +185,7 @@ func TestTwoOperatorsRaceToTakeOver(t *testing.T) {
 		loser = b
 	}
 	p := loser.get("/conversations/" + conv + "?lost=1")
-	if !strings.Contains(p.body, "Someone else took this conversation over first.") || !strings.Contains(p.body, c.AssigneeName+" is answering") {
+	if !strings.Contains(p.body, "Someone else took this conversation over first.") || !strings.Contains(p.body, "<bdi>"+c.AssigneeName+"</bdi> is answering") {
 		t.Fatalf("the loser does not see who has it (%s)", c.AssigneeName)
 	}
 }
@@ -240,5 +240,37 @@ func TestEventsNeedASession(t *testing.T) {
 	td := newTestDash(t, allRoutes)
 	if p := td.browser().get("/events"); p.status != http.StatusUnauthorized {
 		t.Fatalf("anonymous events: %d", p.status)
+	}
+}
+
+// A user whose name is over 100 characters can reply; the reply takes the
+// conversation over and assigns it to them. A refused reply (blank) to an
+// AI-handled conversation leaves it with the AI.
+func TestReplyWithALongNameAndARefusedReply(t *testing.T) {
+	t.Parallel()
+	td := newTestDash(t, allRoutes)
+	long := strings.Repeat("Оля ", 30) // 120 characters
+	op := td.newUser("longname@example.com", long, td.owner.AccountID)
+	b := td.signedIn(op)
+
+	conv := td.visit("What are your opening hours?")
+	if p := b.post("/conversations/"+conv+"/reply", url.Values{"text": {"   "}}); p.status != http.StatusBadRequest {
+		t.Fatalf("blank reply: %d", p.status)
+	}
+	if c, _ := td.st.Conversation(context.Background(), conv); c.Mode != domain.ModeAI || c.AssigneeID != "" {
+		t.Fatalf("a refused reply changed the conversation: mode %s, assignee %q", c.Mode, c.AssigneeID)
+	}
+
+	if p := b.post("/conversations/"+conv+"/reply", url.Values{"text": {"I can help"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("reply by a user with a long name: %d %s", p.status, p.body)
+	}
+	c, _ := td.st.Conversation(context.Background(), conv)
+	if c.Mode != domain.ModeHuman || c.AssigneeID != op.ID {
+		t.Fatalf("after the reply: mode %s, assignee %q; want human, %s", c.Mode, c.AssigneeID, op.ID)
+	}
+	msgs, _ := td.st.Messages(context.Background(), conv)
+	last := msgs[len(msgs)-1]
+	if last.Text != "I can help" || len([]rune(last.OperatorName)) > 100 || !strings.HasPrefix(long, last.OperatorName) {
+		t.Fatalf("stored reply %+v", last)
 	}
 }

@@ -18,10 +18,12 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/domain"
+	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
 	"parley/internal/signin"
 	"parley/internal/store"
+	"parley/internal/surge"
 	dashweb "parley/web/dashboard"
 )
 
@@ -43,6 +45,12 @@ type Options struct {
 	// beyond the form's rules: the LLM endpoint they name
 	// (llm.Responder.CheckAgentConfig). Nil checks nothing more.
 	CheckAgentConfig func(ctx context.Context, config json.RawMessage) error
+	// Surges, when set, puts a banner on every page while the account
+	// gets far more new conversations than usual (surge.go).
+	Surges *surge.Detector
+	// Limits are the agents' limits on new conversations; the settings
+	// form shows its defaults.
+	Limits *initlimit.Limiter
 }
 
 type Dashboard struct {
@@ -101,6 +109,9 @@ func funcs() template.FuncMap {
 		"short":     shorten,
 		"hasPrefix": strings.HasPrefix,
 		"list":      func(xs ...string) []string { return xs },
+		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
+		"bidiText":  bidiText,    // the same where only text can go
+		"htmlf":     sprintfHTML, // a message with bidi values in it
 	}
 }
 
@@ -136,6 +147,7 @@ type view struct {
 	// ErrorArgs fill the error message's verbs (a wait, for example).
 	ErrorArgs []any
 	Data      any
+	Surge     string // the surge banner's text, "" for none
 }
 
 // render writes a page. Pages are never cached and never framed.
@@ -149,6 +161,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	v.Lang = language(r)
 	if u, ok := userFrom(r.Context()); ok {
 		v.User = &u
+		v.Surge = d.surgeBanner(r.Context(), v.Lang, u.AccountID)
 	}
 	if v.Flash == "" {
 		v.Flash = r.URL.Query().Get("flash")

@@ -17,9 +17,11 @@ import (
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
 	"parley/internal/domain"
+	"parley/internal/initlimit"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/ratelimit"
 	"parley/internal/secret"
 	"parley/internal/server"
 	"parley/internal/store"
@@ -84,7 +86,11 @@ func newStack(t *testing.T) *stack {
 	m := server.NewMetrics(reg)
 	kb := agent.NewKB(st.Knowledge)
 	hub := notify.NewHub()
-	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet})
+	// The agents' limits on new conversations apply only where a test's
+	// agent config sets them (the instance defaults are off): a test
+	// session starts more conversations from one address than a visitor.
+	limits := initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, nil), initlimit.Settings{}, nil)
+	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits})
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).
@@ -97,6 +103,7 @@ func newStack(t *testing.T) *stack {
 	h := server.New(server.Deps{
 		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb).CheckConfigs(endpoints),
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
+		DemoKey: func(context.Context) string { return s.keys["en"] }, // /demo shows the English agent
 	})
 	// No rate limiter: a test session makes more requests than a visitor.
 	s.srv = httptest.NewServer(s.faults.wrap(h))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"parley/internal/domain"
 )
@@ -26,6 +28,7 @@ type ErrorBody struct {
 func Status(err error) (int, ErrorBody) {
 	var invalid *domain.InvalidError
 	var decode *decodeErr
+	var slow *domain.SlowDownError
 	switch {
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, ErrorBody{Error: invalid.Msg}
@@ -41,6 +44,9 @@ func Status(err error) (int, ErrorBody) {
 		return http.StatusTooManyRequests, ErrorBody{Error: domain.ErrQuota.Error(), LimitReached: true, Reason: "quota"}
 	case errors.Is(err, domain.ErrSpendCap):
 		return http.StatusTooManyRequests, ErrorBody{Error: domain.ErrSpendCap.Error(), LimitReached: true, Reason: "spend_cap"}
+	case errors.As(err, &slow):
+		// No limit_reached: waiting clears it (Error sets Retry-After).
+		return http.StatusTooManyRequests, ErrorBody{Error: slow.Msg}
 	case errors.Is(err, domain.ErrAIUnavailable):
 		return http.StatusBadGateway, ErrorBody{Error: domain.ErrAIUnavailable.Error()}
 	case errors.Is(err, domain.ErrAITimeout):
@@ -68,10 +74,20 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	status, body := Status(err)
+	var slow *domain.SlowDownError
+	if errors.As(err, &slow) {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds(slow.RetryAfter)))
+	}
 	if status == http.StatusInternalServerError {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	JSON(w, status, body)
+}
+
+// RetryAfterSeconds is d for a Retry-After header: whole seconds, rounded
+// up, at least 1.
+func RetryAfterSeconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
 // Message writes a JSON error with a status and a text of the caller's.

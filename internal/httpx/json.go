@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"parley/internal/nulchar"
 )
 
 // MaxBody is the largest request body any JSON endpoint reads. A chat text
@@ -23,8 +25,13 @@ var ErrTooLarge = errors.New("request body is too large")
 // client's mistake is reported rather than ignored: unknown fields, wrong
 // types, trailing data and bodies over MaxBody are errors. The content type
 // is not checked, so that CORS "simple requests" (text/plain) work too.
+//
+// A NUL character (\u0000) anywhere in the body is refused too (400,
+// ErrNUL): PostgreSQL cannot store it, and no field of any API needs it.
+// This is the one place the APIs' JSON input is checked for it
+// (docs/api.md); the stores refuse what gets past (store.ErrBadText).
 func Decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, MaxBody)
+	body := &scanReader{r: http.MaxBytesReader(w, r.Body, MaxBody)}
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -37,8 +44,27 @@ func Decode(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return badRequest("request body must hold a single JSON object")
 	}
+	if body.nul.Found() {
+		return ErrNUL
+	}
 	return nil
 }
+
+// scanReader looks for a NUL in what it reads (one allocation, where
+// io.TeeReader and a scanner would be two).
+type scanReader struct {
+	r   io.Reader
+	nul nulchar.Scanner
+}
+
+func (s *scanReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.nul.Write(p[:n])
+	return n, err
+}
+
+// ErrNUL is Decode's error for a body with a NUL character; it maps to 400.
+var ErrNUL error = &decodeErr{`text must not contain NUL characters (\u0000)`}
 
 func decodeError(err error) error {
 	var (

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"parley/internal/domain"
 )
@@ -119,5 +120,40 @@ func TestErrorClientClosed(t *testing.T) {
 				t.Errorf("got %d %s, want %d with a JSON error", rec.Code, rec.Body, c.status)
 			}
 		})
+	}
+}
+
+// A NUL character anywhere in a JSON body, as the \u0000 escape, is a 400;
+// the six characters \u0000 as text (an escaped backslash) are not.
+func TestDecodeRefusesNUL(t *testing.T) {
+	t.Parallel()
+	for body, refused := range map[string]bool{
+		`{"key":"wk_\u0000"}`:                               true,
+		`{"key":"a","Tags":["x","\u0000y"]}`:                true,
+		`{"key":"\\u0000"}`:                                 false,
+		`{"key":"` + strings.Repeat("a", 5000) + `\u0000"}`: true,
+	} {
+		var v sample
+		err := Decode(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(body)), &v)
+		status, b := Status(err)
+		switch {
+		case refused && (status != 400 || !strings.Contains(b.Error, "NUL")):
+			t.Errorf("%.40s: %d %q, want 400 naming NUL", body, status, b.Error)
+		case !refused && err != nil:
+			t.Errorf("%.40s: %v", body, err)
+		}
+	}
+}
+
+// A refusal that waiting clears is a 429 with Retry-After (whole seconds,
+// rounded up) and without limit_reached.
+func TestSlowDownError(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	err := fmt.Errorf("init: %w", &domain.SlowDownError{Msg: "too many new conversations", RetryAfter: 90*time.Second + time.Millisecond})
+	Error(rec, httptest.NewRequest("POST", "/api/widget/init", nil), err)
+	if rec.Code != 429 || rec.Header().Get("Retry-After") != "91" || strings.Contains(rec.Body.String(), "limit_reached") ||
+		!strings.Contains(rec.Body.String(), `"error":"too many new conversations"`) {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }

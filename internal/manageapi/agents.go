@@ -10,6 +10,7 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/httpx"
+	"parley/internal/initlimit"
 	"parley/internal/secret"
 	"parley/internal/store"
 )
@@ -73,6 +74,9 @@ func (in *agentInput) validate() error {
 			return domain.Invalid("config must be a JSON object")
 		}
 		in.Config = buf.Bytes()
+		if err := initlimit.Check(in.Config); err != nil {
+			return err
+		}
 	}
 	if in.Knowledge != nil {
 		for i, e := range *in.Knowledge {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/httpx"
 	"parley/internal/store"
@@ -159,11 +160,13 @@ func (a *API) OperatorMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acc := account(r)
-	name := strings.TrimSpace(in.OperatorName)
-	if name == "" {
-		name = acc.Name
+	// A name the client sent is checked as sent; the account's name,
+	// which the client did not send, is shortened if it must be.
+	op := chat.Operator{Name: in.OperatorName, Chosen: true}
+	if strings.TrimSpace(in.OperatorName) == "" {
+		op = chat.Operator{Name: acc.Name}
 	}
-	msg, err := a.chat.OperatorReply(r.Context(), acc.ID, r.PathValue("id"), name, *in.Text)
+	msg, err := a.chat.OperatorReply(r.Context(), acc.ID, r.PathValue("id"), op, *in.Text)
 	if err != nil {
 		httpx.Error(w, r, err)
 		return

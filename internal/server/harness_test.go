@@ -18,6 +18,7 @@ import (
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
 	"parley/internal/domain"
+	"parley/internal/initlimit"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
@@ -55,6 +56,9 @@ type envOptions struct {
 	// fetchAllowPrivate is PARLEY_FETCH_ALLOW_PRIVATE: agents' endpoints
 	// may be the test servers on loopback.
 	fetchAllowPrivate bool
+	// initLimits turns on the agents' hourly limits on new conversations
+	// with Parley's defaults, counted in memory on the clock.
+	initLimits bool
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -97,7 +101,12 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	if o.responder != nil {
 		responder = o.responder
 	}
-	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	var initLimits *initlimit.Limiter
+	if o.initLimits {
+		initLimits = initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, o.clock), initlimit.Defaults, e.reg)
+	}
+	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
+		InitLimits: initLimits})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {
@@ -116,7 +125,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb).CheckConfigs(backend.CheckAgentConfig),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, kb).CheckConfigs(backend.CheckAgentConfig),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 	})
 	return e

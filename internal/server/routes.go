@@ -45,9 +45,12 @@ func (s *Server) routes() *http.ServeMux {
 
 	// Operations and pages.
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /metrics", s.Registry)
-	mux.HandleFunc("GET /demo", s.demo)
+	// /metrics for local clients only (metricsroute.go); /demo with the
+	// dashboard's CSP and frame headers.
+	mux.HandleFunc("/metrics", s.serveMetrics)
+	mux.Handle("GET /demo", s.page(s.demo))
 	mux.Handle("GET /demo.css", s.demoCSS)
+	mux.Handle("GET /favicon.ico", s.favicon)
 
 	// The dashboard: session cookie, same origin only, CSRF-protected
 	// (page adds the security headers and cross-origin protection).

@@ -38,6 +38,9 @@ type Deps struct {
 	Dashboard *dashboard.Dashboard
 	// DemoKey returns the demo agent's widget key, "" when there is none.
 	DemoKey func(ctx context.Context) string
+	// MetricsElsewhere: /metrics has a listener of its own
+	// (PARLEY_METRICS_ADDR), so this handler does not serve it at all.
+	MetricsElsewhere bool
 }
 
 type Server struct {
@@ -49,6 +52,7 @@ type Server struct {
 	widgetUI *assets.File // at its content-hashed name
 	uiLatest *assets.File // the same bytes at web.WidgetUIFallback
 	demoCSS  *assets.File
+	favicon  *assets.File
 	openAPI  *assets.File
 	csrf     *http.CrossOriginProtection
 }
@@ -71,6 +75,7 @@ func New(d Deps) *Server {
 	s.uiLatest = assets.NewFile(web.WidgetUIFallback, web.JSType, web.WidgetUI, web.CacheShort)
 	s.uiLatest.AllowAnyOrigin = true
 	s.demoCSS = assets.NewFile("demo.css", "text/css; charset=utf-8", web.DemoCSS, web.CacheShort)
+	s.favicon = assets.NewFile("favicon.ico", "image/x-icon", web.Favicon, web.CacheShort)
 	s.openAPI = assets.NewFile("openapi.json", "application/json", manageapi.OpenAPI, web.CacheRevalidate)
 	s.csrf = http.NewCrossOriginProtection()
 	s.mux = s.routes()
@@ -221,10 +226,15 @@ func (s *Server) demo(w http.ResponseWriter, r *http.Request) {
 const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
 
-// page wraps a dashboard handler: security headers, and rejection of
-// cross-origin state changes (CSRF) by Go's CrossOriginProtection.
+// page wraps a dashboard handler: security headers, rejection of
+// cross-origin state changes (CSRF) by Go's CrossOriginProtection, and of
+// NUL characters in the path, query or form (dashboard.RefuseNUL).
 func (s *Server) page(h http.HandlerFunc) http.Handler {
-	protected := s.csrf.Handler(h)
+	var inner http.Handler = h
+	if s.Dashboard != nil {
+		inner = s.Dashboard.RefuseNUL(h)
+	}
+	protected := s.csrf.Handler(inner)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", dashboardCSP)

@@ -48,7 +48,8 @@ func TestHealthzAndMetrics(t *testing.T) {
 	}
 	e.start()
 	e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil) // rate limited
-	m := e.do("GET", "/metrics", nil, nil)
+	// Metrics answer local clients only.
+	m := e.do("GET", "/metrics", nil, map[string]string{"remote": "127.0.0.1:9"})
 	body := string(m.raw)
 	for _, want := range []string{
 		`parley_http_requests_total{route="POST /api/widget/init",status="200"} 1`,

@@ -318,7 +318,7 @@ func TestChatVisitorLeaves(t *testing.T) {
 			if msgs := e.messages(conv); len(msgs) != tt.kept {
 				t.Fatalf("%d messages stored, want %d: %+v", len(msgs), tt.kept, msgs)
 			}
-			m := string(e.do("GET", "/metrics", nil, nil).raw)
+			m := string(e.do("GET", "/metrics", nil, map[string]string{"remote": "127.0.0.1:9"}).raw) // local clients only
 			for _, want := range []string{`parley_http_requests_total{route="POST /api/widget/chat",status="499"} 1`, tt.aiLatency} {
 				if !strings.Contains(m, want) {
 					t.Errorf("metrics lack %q", want)

@@ -14,6 +14,9 @@ var ErrConfigNotObject = errors.New("agent config must be a JSON object")
 // what a store reads back does not depend on the caller's formatting.
 // Empty is {}.
 func CompactConfig(raw json.RawMessage) (string, error) {
+	if err := CheckConfig(raw); err != nil {
+		return "", err
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "{}", nil
 	}

@@ -13,11 +13,16 @@ func (n NewMessage) Admits(c domain.Conversation) bool {
 }
 
 // Apply returns conversation c as it is after message n, created at at, is
-// added: the mode n sets, the end of the wait when a human handles it (or
+// added: the mode n sets (and the assignee, when n takes it from the AI),
+// the end of the wait when a human handles it (or
 // the start of one that n asks for), no assignee once the AI handles it,
 // the misses of an AI message, and the last message. Both stores write
 // exactly this, so they cannot drift apart.
 func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversation {
+	if n.SetMode == domain.ModeHuman && c.Mode != domain.ModeHuman {
+		// Taken from the AI by this message: assigned as TakeOver would.
+		c.AssigneeID, c.AssigneeName = n.AssigneeID, n.AssigneeName
+	}
 	if n.SetMode != "" {
 		c.Mode = n.SetMode
 	}

@@ -97,6 +97,9 @@ type Store interface {
 	// ConversationsPerDay counts the account's conversations per UTC day
 	// in [from, to), one DayCount per day, days without any included.
 	ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error)
+	// ConversationsCreated counts the account's conversations created in
+	// [from, to) (the surge alert compares recent and usual volumes).
+	ConversationsCreated(ctx context.Context, accountID string, from, to time.Time) (int, error)
 
 	// Dashboard users. Emails are unique across the instance and compared
 	// case-insensitively. CreateAccount also creates the account's owner
@@ -182,6 +185,10 @@ type NewConversation struct {
 //   - SetWaiting marks the conversation as waiting for a human in the same
 //     transaction (as SetWaiting(true) would), when it stays AI-handled; a
 //     human-handled conversation does not wait.
+//   - AssigneeID and AssigneeName, with SetMode human, name the dashboard
+//     user the conversation is assigned to when this message takes it from
+//     the AI (as TakeOver would, in the same transaction). A conversation
+//     a human already handles keeps its assignee.
 type NewMessage struct {
 	ConversationID string
 	Role           domain.Role
@@ -192,6 +199,8 @@ type NewMessage struct {
 	SetMode        domain.Mode
 	Unanswered     bool
 	SetWaiting     bool
+	AssigneeID     string
+	AssigneeName   string
 }
 
 // PollState: see Store.PollState.

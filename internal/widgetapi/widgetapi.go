@@ -9,22 +9,33 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"time"
 
 	"parley/internal/chat"
+	"parley/internal/clientip"
 	"parley/internal/domain"
 	"parley/internal/httpx"
 	"parley/internal/park"
 )
 
 type API struct {
-	chat *chat.Service
-	lot  *park.Lot
+	chat     *chat.Service
+	lot      *park.Lot
+	clientIP func(*http.Request) netip.Addr
 }
 
-func New(c *chat.Service) *API { return &API{chat: c} }
+func New(c *chat.Service) *API { return &API{chat: c, clientIP: clientip.New(nil).ClientIP} }
+
+// ResolveClients names the client of a request with r (which honours
+// PARLEY_TRUSTED_PROXIES), for the agents' per-address limits on new
+// conversations. Without it, the client is the TCP peer.
+func (a *API) ResolveClients(r *clientip.Resolver) *API {
+	a.clientIP = r.ClientIP
+	return a
+}
 
 // ParkOn makes long polls that have to wait, and inits that arrive in a
 // crowd, give their connection back to lot while they wait (package park),
@@ -58,7 +69,7 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	in := chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL}
+	in := chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r)}
 	// When many visitors arrive at once, each init waits its turn to write;
 	// parked, the wait holds a small goroutine instead of the connection's
 	// buffers and goroutines (see chat.Service.Crowded). A parked init is

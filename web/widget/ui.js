@@ -6,9 +6,9 @@
 
 // Texts, in the order of the names below; '|' separates them.
 const TEXTS = {
-  en: 'Close chat|Message|Write a message…|Send|Retry|An operator will answer you here.|The assistant is answering again.|Chat is unavailable right now. Please try again later.|Too many messages. Sending again in a few seconds…|Could not reach the chat. Check your connection and retry.|The message is longer than 2000 characters.|You|Operator|Chat|Suggested replies',
-  ro: 'Închide chatul|Mesaj|Scrieți un mesaj…|Trimite|Reîncearcă|Un operator vă va răspunde aici.|Asistentul răspunde din nou.|Chatul nu este disponibil acum. Vă rugăm să reveniți mai târziu.|Prea multe mesaje. Retrimitem în câteva secunde…|Nu am putut contacta chatul. Verificați conexiunea și reîncercați.|Mesajul depășește 2000 de caractere.|Dvs.|Operator|Chat|Răspunsuri sugerate',
-  ru: 'Закрыть чат|Сообщение|Напишите сообщение…|Отправить|Повторить|Оператор ответит вам здесь.|Ассистент снова отвечает.|Чат сейчас недоступен. Пожалуйста, попробуйте позже.|Слишком много сообщений. Отправим снова через несколько секунд…|Не удалось связаться с чатом. Проверьте подключение и повторите.|Сообщение длиннее 2000 символов.|Вы|Оператор|Чат|Варианты ответа',
+  en: 'Close chat|Message|Write a message…|Send|Retry|An operator will answer you here.|The assistant is answering again.|Chat is unavailable right now. Please try again later.|Too many messages. Sending again in a few seconds…|Could not reach the chat. Check your connection and retry.|The message is longer than 2000 characters.|You|Operator|Chat|Suggested replies|Too many new chats from your network right now. Please try again later.',
+  ro: 'Închide chatul|Mesaj|Scrieți un mesaj…|Trimite|Reîncearcă|Un operator vă va răspunde aici.|Asistentul răspunde din nou.|Chatul nu este disponibil acum. Vă rugăm să reveniți mai târziu.|Prea multe mesaje. Retrimitem în câteva secunde…|Nu am putut contacta chatul. Verificați conexiunea și reîncercați.|Mesajul depășește 2000 de caractere.|Dvs.|Operator|Chat|Răspunsuri sugerate|Prea multe conversații noi din rețeaua dvs. acum. Vă rugăm să reveniți mai târziu.',
+  ru: 'Закрыть чат|Сообщение|Напишите сообщение…|Отправить|Повторить|Оператор ответит вам здесь.|Ассистент снова отвечает.|Чат сейчас недоступен. Пожалуйста, попробуйте позже.|Слишком много сообщений. Отправим снова через несколько секунд…|Не удалось связаться с чатом. Проверьте подключение и повторите.|Сообщение длиннее 2000 символов.|Вы|Оператор|Чат|Варианты ответа|Сейчас из вашей сети начато слишком много новых чатов. Пожалуйста, попробуйте позже.',
 };
 
 // The server's limit, counted in code points as the server counts them.
@@ -31,7 +31,7 @@ const h = (tag, cls, text, attrs = {}) => {
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
 export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) {
-  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg] = TEXTS[lang].split('|');
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
 
@@ -96,6 +96,11 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   // The account-blocked 429 and a refused key are not fixed by retrying.
   const dead = e => e.d?.limit_reached || e.s == 403;
 
+  // A 429 without limit_reached clears by waiting: the per-minute rate
+  // limit in seconds, an agent's hourly limit on new chats (init) in up to
+  // an hour, which is not worth waiting for with the panel open.
+  const later = e => e.s == 429 && !e.d.limit_reached && +e.ra > 60;
+
   // call retries a rate-limited request once, after the wait the server
   // asks for, and tells the visitor meanwhile.
   const call = async (path, body) => {
@@ -103,7 +108,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
       try {
         return await api(path, body);
       } catch (e) {
-        if (e.s != 429 || e.d.limit_reached || waited++) throw e;
+        if (e.s != 429 || e.d.limit_reached || later(e) || waited++) throw e;
         status(tRL);
         await sleep(retryAfter(e));
         status();
@@ -171,7 +176,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
         }
       }
     } catch (e) {
-      status(dead(e) ? tNA : tErr, !dead(e));
+      status(dead(e) ? tNA : later(e) ? tLater : tErr, !dead(e));
     }
     busy = 0;
     dots.hidden = true;

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 // write runs fn in a transaction and commits when fn returns nil.
@@ -27,13 +28,11 @@ const (
 	uniqueViolation     = "23505"
 	foreignKeyViolation = "23503"
 	// A NUL character or invalid UTF-8 in a text value: text columns
-	// cannot hold U+0000, which SQLite stores without complaint.
+	// cannot hold U+0000.
 	characterNotInRepertoire = "22021"
+	// \u0000 in a JSON string given to jsonb.
+	untranslatableCharacter = "22P05"
 )
-
-// errBadText is what a text PostgreSQL cannot store becomes: the request's
-// fault, so a 400 rather than a 500.
-var errBadText = domain.Invalid("text contains a NUL character or is not valid UTF-8")
 
 // dbErr turns constraint violations into the domain errors the contract
 // promises: a taken unique value is ErrConflict, a reference to a missing
@@ -48,8 +47,10 @@ func dbErr(err error) error {
 		return domain.ErrConflict
 	case foreignKeyViolation:
 		return domain.ErrNotFound
-	case characterNotInRepertoire:
-		return errBadText
+	case characterNotInRepertoire, untranslatableCharacter:
+		// The request's fault, so a 400 rather than a 500; the same
+		// error the SQLite store gives (store.ErrBadText).
+		return store.ErrBadText
 	}
 	return err
 }

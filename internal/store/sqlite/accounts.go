@@ -32,6 +32,9 @@ func scanAccount(sc scanner) (domain.Account, error) {
 func normEmail(email string) string { return strings.ToLower(email) }
 
 func (s *Store) CreateAccount(ctx context.Context, n store.NewAccount) (domain.Account, error) {
+	if err := store.CheckText(n.Email, n.Name, n.PasswordHash); err != nil {
+		return domain.Account{}, err
+	}
 	a := domain.Account{
 		ID:           secret.AccountID(),
 		Email:        normEmail(n.Email),
@@ -96,6 +99,9 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 }
 
 func (s *Store) CreateAPIToken(ctx context.Context, accountID, name string, tokenHash []byte) (domain.APIToken, error) {
+	if err := store.CheckText(accountID, name); err != nil {
+		return domain.APIToken{}, err
+	}
 	t := domain.APIToken{ID: secret.TokenID(), AccountID: accountID, Name: name, CreatedAt: now()}
 	_, err := s.w.ExecContext(ctx, `
 		INSERT INTO api_tokens (id, account_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`,
@@ -139,5 +145,8 @@ func (s *Store) APITokens(ctx context.Context, accountID string) ([]domain.APITo
 // account at once. The account in the WHERE keeps one account from revoking
 // another's token.
 func (s *Store) RevokeAPIToken(ctx context.Context, accountID, tokenID string) error {
+	if err := store.CheckText(accountID, tokenID); err != nil {
+		return err
+	}
 	return oneRow(s.w.ExecContext(ctx, `DELETE FROM api_tokens WHERE id = ? AND account_id = ?`, tokenID, accountID))
 }

@@ -31,6 +31,12 @@ func scanAgent(sc scanner) (domain.Agent, error) {
 func compactConfig(raw json.RawMessage) (string, error) { return store.CompactConfig(raw) }
 
 func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent, error) {
+	if err := store.CheckText(n.AccountID, n.ChatbotName, n.Key); err != nil {
+		return domain.Agent{}, err
+	}
+	if err := store.CheckKnowledge(n.Knowledge...); err != nil {
+		return domain.Agent{}, err
+	}
 	config, err := compactConfig(n.Config)
 	if err != nil {
 		return domain.Agent{}, err
@@ -94,6 +100,19 @@ func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, e
 }
 
 func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p store.AgentPatch) (domain.Agent, error) {
+	if err := store.CheckText(accountID, agentID); err != nil {
+		return domain.Agent{}, err
+	}
+	if p.ChatbotName != nil {
+		if err := store.CheckText(*p.ChatbotName); err != nil {
+			return domain.Agent{}, err
+		}
+	}
+	if p.Knowledge != nil {
+		if err := store.CheckKnowledge(*p.Knowledge...); err != nil {
+			return domain.Agent{}, err
+		}
+	}
 	defer s.keys.invalidate()
 	var config string
 	if p.Config != nil {

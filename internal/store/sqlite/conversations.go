@@ -43,6 +43,9 @@ func scanConversation(sc scanner) (domain.Conversation, error) {
 // no other admission can run between the read and the write: the count is
 // exact however many requests arrive at once.
 func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation) (domain.Conversation, error) {
+	if err := store.CheckText(n.ID, n.AgentID, n.AccountID, n.VisitorID, n.PageURL); err != nil {
+		return domain.Conversation{}, err
+	}
 	c := domain.Conversation{
 		ID:        n.ID,
 		AgentID:   n.AgentID,
@@ -161,6 +164,9 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 }
 
 func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
+	if err := store.CheckText(conversationID); err != nil {
+		return false, err
+	}
 	if m != domain.ModeAI && m != domain.ModeHuman {
 		return false, fmt.Errorf("set mode: unknown mode %q", m)
 	}
@@ -192,6 +198,9 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 }
 
 func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting bool) (bool, error) {
+	if err := store.CheckText(conversationID); err != nil {
+		return false, err
+	}
 	// Through the group commit like every other write: on its own it
 	// would wait for a commit (and an fsync) of its own.
 	var n int64
@@ -220,6 +229,9 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 // operators clicking at once are serialized by the single writer
 // connection, so exactly one finds the conversation still with the AI.
 func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, bool, error) {
+	if err := store.CheckText(conversationID, userID, userName); err != nil {
+		return domain.Conversation{}, false, err
+	}
 	var c domain.Conversation
 	won := false
 	defer s.polls.forget(conversationID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 const keyCols = `key, agent_id, account_id, active, created_at`
@@ -36,6 +37,9 @@ func ownsAgent(ctx context.Context, q interface {
 }
 
 func (s *Store) CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error) {
+	if err := store.CheckText(accountID, agentID, key); err != nil {
+		return domain.WidgetKey{}, err
+	}
 	defer s.keys.invalidate()
 	k := domain.WidgetKey{Key: key, AgentID: agentID, AccountID: accountID, Active: true, CreatedAt: now()}
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -74,6 +78,9 @@ func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.W
 }
 
 func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error) {
+	if err := store.CheckText(accountID, key); err != nil {
+		return domain.WidgetKey{}, err
+	}
 	defer s.keys.invalidate()
 	k, err := scanKey(s.w.QueryRowContext(ctx, `
 		UPDATE widget_keys SET active = ? WHERE key = ? AND account_id = ?

@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/secret"
+	"parley/internal/store"
 )
 
 // touchAgent checks that the agent belongs to the account and bumps its
@@ -27,6 +28,12 @@ func touchAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string) erro
 }
 
 func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	if err := store.CheckText(accountID, agentID); err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
+	if err := store.CheckKnowledge(e); err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
 	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	e.ID = secret.KnowledgeID()
 	if e.Kind == "" {
@@ -51,6 +58,12 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 }
 
 func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+	if err := store.CheckText(accountID, agentID); err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
+	if err := store.CheckKnowledge(e); err != nil {
+		return domain.KnowledgeEntry{}, err
+	}
 	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	if e.Kind == "" {
 		e.Kind = domain.KindQA
@@ -70,6 +83,9 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 }
 
 func (s *Store) DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error {
+	if err := store.CheckText(accountID, agentID, itemID); err != nil {
+		return err
+	}
 	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {

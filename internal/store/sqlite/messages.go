@@ -16,6 +16,9 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // writer transaction, so an AI reply cannot slip in after an operator's
 // takeover has committed.
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
+	if err := store.CheckText(n.ConversationID, n.Text, n.OperatorName, n.AssigneeID, n.AssigneeName); err != nil {
+		return domain.Message{}, domain.Conversation{}, err
+	}
 	if changesPollState(n) {
 		defer s.polls.forget(n.ConversationID)
 	}
@@ -53,6 +56,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 // conversation is read and updated once, and both messages are inserted by
 // one statement when the reply is admitted.
 func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
+	if err := store.CheckText(msg.ConversationID, msg.Text, msg.OperatorName, reply.Text, reply.OperatorName); err != nil {
+		return domain.Conversation{}, false, err
+	}
 	if changesPollState(msg) || changesPollState(reply) {
 		defer s.polls.forget(msg.ConversationID)
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+
+	"parley/internal/store"
 )
 
 // Reads go through prepared statements kept for the life of the store:
@@ -50,7 +52,13 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 // does not let ctx interrupt them once started (a request gone before then
 // still fails with ctx's error), which spares the driver a goroutine per
 // statement to watch ctx.
-func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+//
+// Both refuse an argument that no stored text can equal (a NUL or invalid
+// UTF-8) with store.ErrBadText, as PostgreSQL does (see store.ErrBadText).
+func (s *Store) queryRow(ctx context.Context, query string, args ...any) scanner {
+	if err := checkArgs(args); err != nil {
+		return badRow{err}
+	}
 	if ctx.Err() == nil {
 		ctx = context.WithoutCancel(ctx)
 	}
@@ -64,6 +72,9 @@ func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Ro
 }
 
 func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -131,3 +142,20 @@ func (w *writeStmts) close() error {
 	w.all = nil
 	return errors.Join(errs...)
 }
+
+// checkArgs refuses a query's text arguments as PostgreSQL would.
+func checkArgs(args []any) error {
+	for _, a := range args {
+		if t, ok := a.(string); ok {
+			if err := store.CheckText(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// badRow is a row whose query was refused before it ran.
+type badRow struct{ err error }
+
+func (r badRow) Scan(...any) error { return r.err }

@@ -35,6 +35,9 @@ func insertUser(ctx context.Context, tx *sql.Tx, u domain.User) error {
 }
 
 func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, error) {
+	if err := store.CheckText(n.AccountID, n.Email, n.Name, n.PasswordHash); err != nil {
+		return domain.User{}, err
+	}
 	if n.Role != domain.UserOwner && n.Role != domain.UserOperator {
 		return domain.User{}, domain.Invalid(fmt.Sprintf("unknown user role %q", n.Role))
 	}
@@ -98,6 +101,9 @@ func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, err
 // SetPassword changes only the user's hash. accounts.password_hash is the
 // hash the account was created with and no longer signs anyone in.
 func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) error {
+	if err := store.CheckText(userID, passwordHash); err != nil {
+		return err
+	}
 	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, userID))
 }
 
@@ -105,6 +111,9 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 // two owners deleting each other at once cannot leave the account with
 // none. The user's sessions go with it (ON DELETE CASCADE).
 func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error {
+	if err := store.CheckText(accountID, userID); err != nil {
+		return err
+	}
 	defer s.polls.forgetAll() // its conversations go back to the AI
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var role domain.UserRole
@@ -144,6 +153,9 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 // CreateSession also deletes the sessions that have expired: signing in is
 // rare enough to carry that cleanup, and it needs no background job.
 func (s *Store) CreateSession(ctx context.Context, userID string, tokenHash []byte, expires time.Time) error {
+	if err := store.CheckText(userID); err != nil {
+		return err
+	}
 	created := now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, millis(created)); err != nil {
@@ -182,6 +194,9 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
 }
 
 func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
+	if err := store.CheckText(userID); err != nil {
+		return err
+	}
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, userID); err != nil {
 		return fmt.Errorf("delete user sessions: %w", err)
 	}

@@ -66,6 +66,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TakeOverRace", testTakeOverRace},
 		{"Search", testSearch},
 		{"ConversationsPerDay", testConversationsPerDay},
+		{"ReplyAssigns", testReplyAssigns},
+		{"BadText", testBadText},
+		{"ConversationsCreated", testConversationsCreated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

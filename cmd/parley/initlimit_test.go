@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"testing"
+)
+
+// The whole program with its defaults: the 31st conversation one address
+// starts with the demo agent within the hour is refused with a 429
+// without limit_reached, and uses none of the allowance; another address
+// still gets one.
+func TestInitLimitDefaults(t *testing.T) {
+	t.Parallel()
+	a := start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_TRUSTED_PROXIES": "127.0.0.1/32", "PARLEY_RATE_LIMIT": "0"})
+	key, token := field(t, a.stdout.String(), "Widget key"), field(t, a.stdout.String(), "API token")
+	initFrom := func(ip string) (int, map[string]any, http.Header) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"key": key})
+		req, _ := http.NewRequest("POST", a.base+"/api/widget/init", bytes.NewReader(b))
+		req.Header.Set("X-Forwarded-For", ip)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		json.NewDecoder(res.Body).Decode(&m)
+		return res.StatusCode, m, res.Header
+	}
+	for i := range 30 {
+		if status, _, _ := initFrom("203.0.113.7"); status != 200 {
+			t.Fatalf("init %d: %d", i+1, status)
+		}
+	}
+	status, body, hdr := initFrom("203.0.113.7")
+	if _, has := body["limit_reached"]; status != 429 || has || hdr.Get("Retry-After") == "" || body["error"] == nil {
+		t.Fatalf("the 31st from one address: %d %v Retry-After %q; want 429 with Retry-After and without limit_reached", status, body, hdr.Get("Retry-After"))
+	}
+	if status, _, _ := initFrom("198.51.100.1"); status != 200 {
+		t.Fatalf("another address: %d", status)
+	}
+	if _, u := get(t, a.base+"/api/v1/usage", token); u["conversations"] != 31.0 {
+		t.Fatalf("usage %v, want 31 conversations", u["conversations"])
+	}
+}
+
+// Two instances on one PostgreSQL and one Redis share the counts: 30 from
+// one address in all, whichever instance each init reaches.
+func TestInitLimitSharedThroughRedis(t *testing.T) {
+	db, rdb := postgresURL(t), redisURL(t)
+	env := map[string]string{"PARLEY_TRUSTED_PROXIES": "127.0.0.1/32", "PARLEY_RATE_LIMIT": "0", "PARLEY_REDIS_URL": rdb}
+	a := start(t, db, env)
+	key := field(t, a.stdout.String(), "Widget key")
+	env["PARLEY_DEMO"] = "false"
+	b := start(t, db, env)
+	ok := 0
+	for i := range 40 {
+		base := []string{a.base, b.base}[i%2]
+		body, _ := json.Marshal(map[string]any{"key": key})
+		req, _ := http.NewRequest("POST", base+"/api/widget/init", bytes.NewReader(body))
+		req.Header.Set("X-Forwarded-For", "203.0.113.9")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		switch res.StatusCode {
+		case 200:
+			ok++
+		case 429:
+		default:
+			t.Fatalf("init %d: %d", i+1, res.StatusCode)
+		}
+	}
+	if ok != 30 {
+		t.Fatalf("%d of 40 inits from one address admitted across two instances, want 30", ok)
+	}
+}
