@@ -14,7 +14,7 @@ import (
 // still gets one.
 func TestInitLimitDefaults(t *testing.T) {
 	t.Parallel()
-	a := start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_TRUSTED_PROXIES": "127.0.0.1/32", "PARLEY_RATE_LIMIT": "0"})
+	a := startOnTerminal(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_TRUSTED_PROXIES": "127.0.0.1/32", "PARLEY_RATE_LIMIT": "0"})
 	key, token := field(t, a.stdout.String(), "Widget key"), field(t, a.stdout.String(), "API token")
 	initFrom := func(ip string) (int, map[string]any, http.Header) {
 		t.Helper()

@@ -13,11 +13,11 @@ import (
 // forms and query strings and the APIs' JSON and query strings.
 func TestNULIsA400OnSQLite(t *testing.T) {
 	t.Parallel()
-	checkNUL(t, start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_SIGNUP": "true"}))
+	checkNUL(t, startOnTerminal(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_SIGNUP": "true"}))
 }
 
 func TestNULIsA400OnPostgres(t *testing.T) {
-	checkNUL(t, start(t, postgresURL(t), map[string]string{"PARLEY_SIGNUP": "true"}))
+	checkNUL(t, startOnTerminal(t, postgresURL(t), map[string]string{"PARLEY_SIGNUP": "true"}))
 }
 
 func checkNUL(t *testing.T, a *instance) {

@@ -230,9 +230,15 @@ const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self'; i
 // cross-origin state changes (CSRF) by Go's CrossOriginProtection, and of
 // NUL characters in the path, query or form (dashboard.RefuseNUL).
 func (s *Server) page(h http.HandlerFunc) http.Handler {
-	var inner http.Handler = h
+	var inner http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dashboard.BoundBody(w, r) // 16 KiB unless the handler needs more
+		h(w, r)
+	})
 	if s.Dashboard != nil {
-		inner = s.Dashboard.RefuseNUL(h)
+		// The NUL check reads ahead (at most 64 KiB) in the body as it
+		// came and puts it back; the cap, set after it, counts those bytes
+		// too, and a handler that needs more can still lift it.
+		inner = s.Dashboard.RefuseNUL(inner)
 	}
 	protected := s.csrf.Handler(inner)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -241,7 +247,6 @@ func (s *Server) page(h http.HandlerFunc) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Content-Type-Options", "nosniff")
-		dashboard.BoundBody(w, r) // 16 KiB unless the handler needs more
 		protected.ServeHTTP(w, r)
 	})
 }
