@@ -85,7 +85,7 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID, 
 	}
 	msg, _, err := s.store.AddMessage(ctx, store.NewMessage{
 		ConversationID: conversationID, Role: domain.RoleOperator, Text: text,
-		OperatorName: operatorName, CreatedAt: s.now(), SetMode: domain.ModeHuman,
+		OperatorName: operatorName, CreatedAt: s.now(), SetMode: domain.ModeHuman, MaxMessages: s.maxMessages,
 	})
 	if err != nil {
 		return domain.Message{}, err

@@ -31,6 +31,8 @@ type Service struct {
 	starting  atomic.Int64  // inits in progress now (Crowded)
 	crowdAt   int64         // how many make a crowd
 	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
+	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
+	maxMessages int
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -56,7 +58,16 @@ type Options struct {
 	// CrowdedInits is how many inits in progress make Crowded true;
 	// default DefaultCrowdedInits.
 	CrowdedInits int
+	// MaxMessages caps the messages of one conversation; past it chat
+	// answers domain.ErrConversationFull. Default DefaultMaxMessages.
+	MaxMessages int
 }
+
+// DefaultMaxMessages is the default cap on one conversation's messages:
+// far more than a real chat needs (about 500 questions and answers), and
+// few enough that one conversation cannot take the server's memory or
+// disk.
+const DefaultMaxMessages = 1000
 
 func New(o Options) *Service {
 	s := &Service{
@@ -70,6 +81,11 @@ func New(o Options) *Service {
 		observer:  o.Observer,
 		longReads: make(chan struct{}, longPollReaders),
 		crowdAt:   int64(o.CrowdedInits),
+
+		maxMessages: o.MaxMessages,
+	}
+	if s.maxMessages <= 0 {
+		s.maxMessages = DefaultMaxMessages
 	}
 	if s.crowdAt <= 0 {
 		s.crowdAt = DefaultCrowdedInits

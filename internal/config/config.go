@@ -31,6 +31,9 @@ type Config struct {
 	AITimeout      time.Duration
 	LLM            LLM
 	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
+	// MaxMessagesPerConversation caps one conversation's messages; past it
+	// chat answers 403 and the widget starts a new conversation.
+	MaxMessagesPerConversation int
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -72,6 +75,7 @@ var settings = []setting{
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
+	{"max-messages-per-conversation", "PARLEY_MAX_MESSAGES_PER_CONVERSATION", "1000", "messages one conversation may hold; past it chat answers 403 and the widget starts a new conversation"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -116,6 +120,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
 		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))
+	}
+	if c.MaxMessagesPerConversation, err = strconv.Atoi(get("max-messages-per-conversation")); err != nil || c.MaxMessagesPerConversation < 1 {
+		errs = append(errs, fmt.Errorf("max messages per conversation %q: want a whole number ≥ 1", get("max-messages-per-conversation")))
 	}
 	if c.AITimeout, err = time.ParseDuration(get("ai-timeout")); err != nil || c.AITimeout <= 0 {
 		errs = append(errs, fmt.Errorf("AI timeout %q: want a positive Go duration such as 30s", get("ai-timeout")))

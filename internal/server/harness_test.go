@@ -51,6 +51,7 @@ type envOptions struct {
 	aiTimeout time.Duration    // 0: the default
 	clock     func() time.Time // nil: time.Now
 	llm       *llm.Config      // set: agents with an LLM are answered by it
+	maxMsgs   int              // the cap on messages per conversation; 0: the default
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -83,13 +84,16 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	kb := agent.NewKB(st.Knowledge)
 	var responder agent.Responder = kb
 	if o.llm != nil {
-		backend := llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: slog.New(slog.DiscardHandler)})
+		backend := llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: func(ctx context.Context, id string, n int) ([]domain.Message, error) {
+			p, err := st.LatestMessages(ctx, id, 0, n)
+			return p.Messages, err
+		}, Logger: slog.New(slog.DiscardHandler)})
 		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
 	}
 	if o.responder != nil {
 		responder = o.responder
 	}
-	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler), MaxMessages: o.maxMsgs})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {
@@ -205,13 +209,21 @@ func (e *env) start() (string, string) {
 	return r.str("conversation_id"), r.str("visitor_id")
 }
 
+// messages is a conversation's whole transcript, read page by page.
 func (e *env) messages(convID string) []domain.Message {
 	e.t.Helper()
-	msgs, err := e.store.Messages(context.Background(), convID)
-	if err != nil {
-		e.t.Fatal(err)
+	var msgs []domain.Message
+	for before := int64(0); ; {
+		p, err := e.store.LatestMessages(context.Background(), convID, before, store.MaxMessagePage)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		msgs = append(p.Messages, msgs...)
+		if !p.More {
+			return msgs
+		}
+		before = p.Messages[0].Seq
 	}
-	return msgs
 }
 
 // wantError checks a JSON error response's status and that it has only an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 
 	"parley/internal/domain"
@@ -12,9 +13,10 @@ import (
 
 const messageCols = `seq, conversation_id, role, text, operator_name, created_at`
 
-// AddMessage checks the mode, inserts and updates the conversation in one
-// writer transaction, so an AI reply cannot slip in after an operator's
-// takeover has committed.
+// AddMessage checks the mode and the cap, inserts and updates the
+// conversation in one writer transaction, so an AI reply cannot slip in
+// after an operator's takeover has committed, and no two chats can both
+// take a conversation's last place.
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
 	if changesPollState(n) {
 		defer s.polls.forget(n.ConversationID)
@@ -22,14 +24,20 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
 	var m domain.Message
 	var c domain.Conversation
+	var full bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ctx := inWrite(ctx)
 		var err error
-		if c, err = s.writeConversation(ctx, tx, n.ConversationID); err != nil {
+		var count int
+		full = false
+		if c, count, err = s.writeConversation(ctx, tx, n.ConversationID); err != nil {
 			return err
 		}
 		if !n.Admits(c) {
 			return domain.ErrModeChanged
+		}
+		if !n.Fits(count) {
+			return s.refuseFull(c, count, &full)
 		}
 		res, err := s.execHot(hotInsertMessage, row.args()...)
 		if err != nil {
@@ -41,8 +49,11 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		}
 		before := c
 		c = n.Apply(c, m.CreatedAt)
-		return s.saveConversation(before, c)
+		return s.saveConversation(before, c, count+1)
 	})
+	if err == nil && full {
+		err = domain.ErrConversationFull
+	}
 	if err != nil {
 		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
 	}
@@ -58,19 +69,23 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 	}
 	first, second := newRow(msg), newRow(reply)
 	var c domain.Conversation
-	var stored bool
+	var stored, full bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ctx := inWrite(ctx)
 		var err error
-		stored = false
-		if c, err = s.writeConversation(ctx, tx, msg.ConversationID); err != nil {
+		var count int
+		stored, full = false, false
+		if c, count, err = s.writeConversation(ctx, tx, msg.ConversationID); err != nil {
 			return err
 		}
 		if !msg.Admits(c) {
 			return domain.ErrModeChanged
 		}
+		if !msg.Fits(count) {
+			return s.refuseFull(c, count, &full)
+		}
 		next := msg.Apply(c, first.createdAt)
-		if reply.Admits(next) {
+		if reply.Admits(next) && reply.Fits(count+1) {
 			_, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...)
 			next, stored = reply.Apply(next, second.createdAt), true
 		} else {
@@ -81,12 +96,28 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		}
 		before := c
 		c = next
-		return s.saveConversation(before, c)
+		if stored {
+			return s.saveConversation(before, c, count+2)
+		}
+		return s.saveConversation(before, c, count+1)
 	})
+	if err == nil && full {
+		err = domain.ErrConversationFull
+	}
 	if err != nil {
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
 	}
 	return c, stored, nil
+}
+
+// refuseFull ends a write that found its conversation full: it writes
+// nothing, but succeeds (*full tells the caller), so that the count it
+// may just have made stays in the cache; the refused chats that a full
+// conversation keeps getting then cost no count each.
+func (s *Store) refuseFull(c domain.Conversation, count int, full *bool) error {
+	*full = true
+	s.wrote(c, count)
+	return nil
 }
 
 // changesPollState reports whether storing n can change its conversation's
@@ -127,7 +158,8 @@ func (r messageRow) message() domain.Message {
 }
 
 // saveConversation writes what a message changed of a conversation (from
-// before to c), and records the new value for the conversation cache.
+// before to c), and records the new value, with the number of messages it
+// now holds, for the conversation cache.
 //
 // The last message is not stored on the conversation (see convCols), so
 // most messages — those that change neither mode, waiting, assignee nor
@@ -135,7 +167,7 @@ func (r messageRow) message() domain.Message {
 // have changed: SQLite updates every index on a column an UPDATE sets,
 // whether or not its value changes, and waiting is indexed (the inbox
 // filters on it).
-func (s *Store) saveConversation(before, c domain.Conversation) error {
+func (s *Store) saveConversation(before, c domain.Conversation, messages int) error {
 	var err error
 	switch {
 	case c.Mode != before.Mode || c.Waiting != before.Waiting ||
@@ -145,13 +177,31 @@ func (s *Store) saveConversation(before, c domain.Conversation) error {
 		_, err = s.execHot(hotSetMisses, c.Misses, c.ID)
 	}
 	if err == nil {
-		s.wrote(c)
+		s.wrote(c, messages)
 	}
 	return err
 }
 
-func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {
-	return s.messages(ctx, `SELECT `+messageCols+` FROM messages WHERE conversation_id = ? ORDER BY seq`, conversationID)
+// LatestMessages reads the page newest first, one row more than asked to
+// tell whether older ones exist, down messages_conversation.
+func (s *Store) LatestMessages(ctx context.Context, conversationID string, before int64, limit int) (store.MessagePage, error) {
+	limit = store.MessagePageSize(limit)
+	if before != 0 {
+		var one int
+		err := s.queryRow(ctx, `SELECT 1 FROM messages WHERE seq = ? AND conversation_id = ?`, before, conversationID).Scan(&one)
+		if err != nil {
+			return store.MessagePage{}, notFound(err, store.ErrBadMessageCursor)
+		}
+	} else {
+		before = math.MaxInt64
+	}
+	msgs, err := s.messages(ctx, `SELECT `+messageCols+` FROM messages
+		WHERE conversation_id = ? AND seq < ?
+		ORDER BY seq DESC LIMIT `+limitArg, conversationID, before, limit+1)
+	if err != nil {
+		return store.MessagePage{}, err
+	}
+	return store.NewestFirst(msgs, limit), nil
 }
 
 // MessagesAfter returns nothing for a limit below 1 rather than everything.
