@@ -53,7 +53,11 @@ var agents = []struct {
 	}},
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T) *stack { return newStackCapped(t, 0) }
+
+// newStackCapped is newStack with a cap on messages per conversation
+// (0: the default).
+func newStackCapped(t *testing.T, maxMessages int) *stack {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
@@ -83,7 +87,7 @@ func newStack(t *testing.T) *stack {
 	m := server.NewMetrics(reg)
 	kb := agent.NewKB(st.Knowledge)
 	hub := notify.NewHub()
-	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet})
+	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, MaxMessages: maxMessages})
 	// The server wants its dashboard; the widget tests do not use it.
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, Invalidate: kb.Invalidate, Logger: quiet})
 	if err != nil {
