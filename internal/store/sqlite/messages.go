@@ -17,47 +17,50 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // conversation in one writer transaction, so an AI reply cannot slip in
 // after an operator's takeover has committed, and no two chats can both
 // take a conversation's last place.
+//
+// The write reads the message from row and leaves its results in out, not
+// in variables of their own: each variable a queued write sets is one more
+// allocation per chat (and a NewMessage is too large to be copied into it).
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
 	if changesPollState(n) {
 		defer s.polls.forget(n.ConversationID)
 	}
 	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
-	var m domain.Message
-	var c domain.Conversation
-	var full bool
+	var out struct {
+		m    domain.Message
+		c    domain.Conversation
+		full bool
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := inWrite(ctx)
-		var err error
-		var count int
-		full = false
-		if c, count, err = s.writeConversation(ctx, tx, n.ConversationID); err != nil {
+		ctx, n := inWrite(ctx), &row.n
+		c, count, err := s.writeConversation(ctx, tx, n.ConversationID)
+		if err != nil {
 			return err
 		}
 		if !n.Admits(c) {
 			return domain.ErrModeChanged
 		}
-		if !n.Fits(count) {
-			return s.refuseFull(c, count, &full)
+		if out.full = !n.Fits(count); out.full {
+			return s.refuseFull(c, count)
 		}
 		res, err := s.execHot(hotInsertMessage, row.args()...)
 		if err != nil {
 			return err
 		}
-		m = row.message()
-		if m.Seq, err = res.LastInsertId(); err != nil {
+		out.m = row.message()
+		if out.m.Seq, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		before := c
-		c = n.Apply(c, m.CreatedAt)
-		return s.saveConversation(before, c, count+1)
+		out.c = n.Apply(c, out.m.CreatedAt)
+		return s.saveConversation(c, out.c, count+1)
 	})
-	if err == nil && full {
+	if err == nil && out.full {
 		err = domain.ErrConversationFull
 	}
 	if err != nil {
 		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
 	}
-	return m, c, nil
+	return out.m, out.c, nil
 }
 
 // AddExchange is AddMessage for two messages in one write: the
@@ -68,54 +71,49 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		defer s.polls.forget(msg.ConversationID)
 	}
 	first, second := newRow(msg), newRow(reply)
-	var c domain.Conversation
-	var stored, full bool
+	var out struct {
+		c            domain.Conversation
+		stored, full bool
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := inWrite(ctx)
-		var err error
-		var count int
-		stored, full = false, false
-		if c, count, err = s.writeConversation(ctx, tx, msg.ConversationID); err != nil {
+		ctx, msg, reply := inWrite(ctx), &first.n, &second.n
+		c, count, err := s.writeConversation(ctx, tx, msg.ConversationID)
+		if err != nil {
 			return err
 		}
 		if !msg.Admits(c) {
 			return domain.ErrModeChanged
 		}
-		if !msg.Fits(count) {
-			return s.refuseFull(c, count, &full)
+		if out.full = !msg.Fits(count); out.full {
+			return s.refuseFull(c, count)
 		}
-		next := msg.Apply(c, first.createdAt)
-		if reply.Admits(next) && reply.Fits(count+1) {
+		next, added := msg.Apply(c, first.createdAt), 1
+		if out.stored = reply.Admits(next) && reply.Fits(count+1); out.stored {
 			_, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...)
-			next, stored = reply.Apply(next, second.createdAt), true
+			next, added = reply.Apply(next, second.createdAt), 2
 		} else {
 			_, err = s.execHot(hotInsertMessage, first.args()...)
 		}
 		if err != nil {
 			return err
 		}
-		before := c
-		c = next
-		if stored {
-			return s.saveConversation(before, c, count+2)
-		}
-		return s.saveConversation(before, c, count+1)
+		out.c = next
+		return s.saveConversation(c, next, count+added)
 	})
-	if err == nil && full {
+	if err == nil && out.full {
 		err = domain.ErrConversationFull
 	}
 	if err != nil {
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
 	}
-	return c, stored, nil
+	return out.c, out.stored, nil
 }
 
 // refuseFull ends a write that found its conversation full: it writes
-// nothing, but succeeds (*full tells the caller), so that the count it
-// may just have made stays in the cache; the refused chats that a full
-// conversation keeps getting then cost no count each.
-func (s *Store) refuseFull(c domain.Conversation, count int, full *bool) error {
-	*full = true
+// nothing, but succeeds (the caller says it was refused), so that the
+// count it may just have made stays in the cache; the refused chats that a
+// full conversation keeps getting then cost no count each.
+func (s *Store) refuseFull(c domain.Conversation, count int) error {
 	s.wrote(c, count)
 	return nil
 }
