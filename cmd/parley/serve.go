@@ -18,6 +18,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/dashboard"
 	"parley/internal/demo"
+	"parley/internal/domain"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
@@ -127,11 +128,11 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	llmBackend := llm.New(llm.Config{
 		BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model,
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
-	}, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: log, Outbound: guard})
+	}, llm.Deps{Passages: kb.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
-		InitLimits: limits, InitSurges: surges,
+		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -255,4 +256,13 @@ Parley created a demo account (shown once; only hashes are stored):
 		fmt.Fprintf(stdout, "Parley demo page: %s/demo (widget key %s)\n", base, key)
 	}
 	return nil
+}
+
+// latestMessages reads a conversation's newest messages for the LLM's
+// history (llm.Deps.History).
+func latestMessages(st store.Store) func(ctx context.Context, id string, limit int) ([]domain.Message, error) {
+	return func(ctx context.Context, id string, limit int) ([]domain.Message, error) {
+		p, err := st.LatestMessages(ctx, id, 0, limit)
+		return p.Messages, err
+	}
 }

@@ -58,7 +58,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 		return ChatResult{}, domain.ErrConversationInvalid
 	}
 
-	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now()}
+	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(), MaxMessages: s.maxMessages}
 	if conv.Mode == domain.ModeAI && agent.IsInstant(s.responder, ag) {
 		return s.chatInstant(ctx, ag, conv, visitor, lang)
 	}
@@ -80,7 +80,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	_, _, err = s.store.AddMessage(ctx, aiMessage(conv.ID, reply, wantsHuman, s.now()))
+	_, _, err = s.store.AddMessage(ctx, s.aiMessage(conv.ID, reply, wantsHuman))
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
 	}
@@ -120,7 +120,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	conv, stored, err := s.store.AddExchange(ctx, visitor, aiMessage(conv.ID, reply, wantsHuman, s.now()))
+	conv, stored, err := s.store.AddExchange(ctx, visitor, s.aiMessage(conv.ID, reply, wantsHuman))
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -150,11 +150,12 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 
 // aiMessage is the AI's reply as stored: only while the AI still handles
 // the conversation, counted as a miss when unanswered, with the wait for a
-// human when the reply hands over.
-func aiMessage(convID string, r agent.Reply, wantsHuman bool, at time.Time) store.NewMessage {
+// human when the reply hands over, and within the cap (a reply may be the
+// one message past it: store.NewMessage.Fits).
+func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool) store.NewMessage {
 	return store.NewMessage{
-		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: at,
-		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman,
+		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
+		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
 	}
 }
 

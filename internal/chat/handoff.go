@@ -130,7 +130,7 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	}
 	n := store.NewMessage{
 		ConversationID: conversationID, Role: domain.RoleOperator, Text: text,
-		OperatorName: name, CreatedAt: s.now(), SetMode: domain.ModeHuman,
+		OperatorName: name, CreatedAt: s.now(), SetMode: domain.ModeHuman, MaxMessages: s.maxMessages,
 	}
 	if op.UserID != "" {
 		n.AssigneeID, n.AssigneeName = op.UserID, name

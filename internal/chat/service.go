@@ -35,6 +35,8 @@ type Service struct {
 	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
 	limits    *initlimit.Limiter
 	surges    *surge.Detector
+	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
+	maxMessages int
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -65,7 +67,16 @@ type Options struct {
 	// new conversation, for the surge alert; nil: none.
 	InitLimits *initlimit.Limiter
 	InitSurges *surge.Detector
+	// MaxMessages caps the messages of one conversation; past it chat
+	// answers domain.ErrConversationFull. Default DefaultMaxMessages.
+	MaxMessages int
 }
+
+// DefaultMaxMessages is the default cap on one conversation's messages:
+// far more than a real chat needs (about 500 questions and answers), and
+// few enough that one conversation cannot take the server's memory or
+// disk.
+const DefaultMaxMessages = 1000
 
 func New(o Options) *Service {
 	s := &Service{
@@ -79,6 +90,11 @@ func New(o Options) *Service {
 		observer:  o.Observer,
 		longReads: make(chan struct{}, longPollReaders),
 		crowdAt:   int64(o.CrowdedInits),
+
+		maxMessages: o.MaxMessages,
+	}
+	if s.maxMessages <= 0 {
+		s.maxMessages = DefaultMaxMessages
 	}
 	s.limits, s.surges = o.InitLimits, o.InitSurges
 	if s.crowdAt <= 0 {

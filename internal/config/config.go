@@ -41,6 +41,9 @@ type Config struct {
 	// for agents whose config sets none (package initlimit); 0 is off.
 	ConversationsPerIP      int
 	ConversationsPerVisitor int
+	// MaxMessagesPerConversation caps one conversation's messages; past it
+	// chat answers 403 and the widget starts a new conversation.
+	MaxMessagesPerConversation int
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -88,6 +91,7 @@ var settings = []setting{
 	{"conversations-per-ip-per-hour", "PARLEY_CONVERSATIONS_PER_IP_PER_HOUR", "30", "new conversations one address may start with an agent per hour, for agents whose config sets no limit (0: off)"},
 	{"conversations-per-visitor-per-hour", "PARLEY_CONVERSATIONS_PER_VISITOR_PER_HOUR", "10", "new conversations one visitor id may start with an agent per hour, for agents whose config sets no limit (0: off)"},
 	{"metrics-addr", "PARLEY_METRICS_ADDR", "", "address (10.0.0.5:9090) with a listener of its own for /metrics (default: /metrics on --addr, to loopback clients only)"},
+	{"max-messages-per-conversation", "PARLEY_MAX_MESSAGES_PER_CONVERSATION", "1000", "messages one conversation may hold; past it chat answers 403 and the widget starts a new conversation"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -141,6 +145,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
 		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))
+	}
+	if c.MaxMessagesPerConversation, err = strconv.Atoi(get("max-messages-per-conversation")); err != nil || c.MaxMessagesPerConversation < 1 {
+		errs = append(errs, fmt.Errorf("max messages per conversation %q: want a whole number ≥ 1", get("max-messages-per-conversation")))
 	}
 	if c.AITimeout, err = time.ParseDuration(get("ai-timeout")); err != nil || c.AITimeout <= 0 {
 		errs = append(errs, fmt.Errorf("AI timeout %q: want a positive Go duration such as 30s", get("ai-timeout")))

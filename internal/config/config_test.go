@@ -117,3 +117,27 @@ func TestConnectionLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxMessagesPerConversation(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want int
+	}{
+		{nil, nil, 1000},
+		{map[string]string{"PARLEY_MAX_MESSAGES_PER_CONVERSATION": "50"}, nil, 50},
+		{map[string]string{"PARLEY_MAX_MESSAGES_PER_CONVERSATION": "50"}, []string{"--max-messages-per-conversation", "7"}, 7},
+	} {
+		c, err := Load(tt.args, env(tt.env), io.Discard)
+		if err != nil || c.MaxMessagesPerConversation != tt.want {
+			t.Errorf("env %v args %v: %d, %v; want %d", tt.env, tt.args, c.MaxMessagesPerConversation, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "ten", "1e3"} {
+		_, err := Load(nil, env(map[string]string{"PARLEY_MAX_MESSAGES_PER_CONVERSATION": bad}), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "max messages per conversation") {
+			t.Errorf("%q: err = %v, want it to mention max messages per conversation", bad, err)
+		}
+	}
+}

@@ -3,9 +3,12 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"net/url"
+	"strconv"
 
 	"parley/internal/chat"
 	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 func init() {
@@ -31,8 +34,18 @@ func init() {
 		"role.ai":         {"AI", "AI", "ИИ"},
 		"role.operator":   {"Operator", "Operator", "Оператор"},
 		"conv.transcript": {"Messages", "Mesaje", "Сообщения"},
+		"conv.older":      {"Load older messages", "Încarcă mesajele mai vechi", "Загрузить более ранние сообщения"},
+		"conv.olderdone":  {"Older messages loaded above.", "Mesajele mai vechi au fost încărcate mai sus.", "Более ранние сообщения загружены выше."},
+		"conv.newest":     {"Show the newest messages", "Arată cele mai noi mesaje", "Показать новые сообщения"},
+		"conv.full":       {"This conversation has reached its message limit: the visitor's next message starts a new conversation.", "Această conversație a atins limita de mesaje: următorul mesaj al vizitatorului începe o conversație nouă.", "В этом разговоре достигнут предел сообщений: следующее сообщение посетителя начнёт новый разговор."},
 	})
 }
+
+// transcriptPage is how many messages a conversation page shows at once:
+// the newest, with a link to the ones before them. A conversation may hold
+// thousands (those from before the cap on messages even more), and the
+// page must stay small however long it is.
+const transcriptPage = store.DefaultMessagePage
 
 type conversationData struct {
 	Conv      domain.Conversation
@@ -43,6 +56,8 @@ type conversationData struct {
 	Holder    string
 	Lost      bool // a takeover just lost the race
 	Draft     string
+	Before    int64  // the page shows the messages before this seq; 0: the newest
+	Older     string // the URL of the page before this one; "" when none
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -65,10 +80,27 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 		d.fail(w, r, err)
 		return
 	}
-	msgs, err := d.Store.Messages(r.Context(), c.ID)
+	// ?before= pages back through the transcript; a before that is not one
+	// of this conversation's messages is a page that does not exist.
+	var before int64
+	if s := r.URL.Query().Get("before"); s != "" {
+		if before, err = strconv.ParseInt(s, 10, 64); err != nil || before < 1 {
+			d.fail(w, r, domain.ErrNotFound)
+			return
+		}
+	}
+	page, err := d.Store.LatestMessages(r.Context(), c.ID, before, transcriptPage)
+	if errors.Is(err, store.ErrBadMessageCursor) {
+		err = domain.ErrNotFound
+	}
 	if err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	msgs := page.Messages
+	data.Before = before
+	if page.More {
+		data.Older = "/conversations/" + url.PathEscape(c.ID) + "?before=" + strconv.FormatInt(msgs[0].Seq, 10)
 	}
 	ag, err := d.Store.Agent(r.Context(), c.AccountID, c.AgentID)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
@@ -129,6 +161,10 @@ func (d *Dashboard) Reply(w http.ResponseWriter, r *http.Request) {
 	var invalid *domain.InvalidError
 	if errors.As(err, &invalid) {
 		d.showConversation(w, r, http.StatusBadRequest, conversationData{Draft: text}, "conv.replyerr")
+		return
+	}
+	if errors.Is(err, domain.ErrConversationFull) {
+		d.showConversation(w, r, http.StatusForbidden, conversationData{Draft: text}, "conv.full")
 		return
 	}
 	if err != nil {

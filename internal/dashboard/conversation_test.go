@@ -268,8 +268,8 @@ func TestReplyWithALongNameAndARefusedReply(t *testing.T) {
 	if c.Mode != domain.ModeHuman || c.AssigneeID != op.ID {
 		t.Fatalf("after the reply: mode %s, assignee %q; want human, %s", c.Mode, c.AssigneeID, op.ID)
 	}
-	msgs, _ := td.st.Messages(context.Background(), conv)
-	last := msgs[len(msgs)-1]
+	page, _ := td.st.LatestMessages(context.Background(), conv, 0, 1)
+	last := page.Messages[len(page.Messages)-1]
 	if last.Text != "I can help" || len([]rune(last.OperatorName)) > 100 || !strings.HasPrefix(long, last.OperatorName) {
 		t.Fatalf("stored reply %+v", last)
 	}

@@ -18,6 +18,9 @@ var (
 	ErrQuota = errors.New("the monthly conversation allowance is used up")
 	// ErrSpendCap: the next overage conversation would pass the spend cap.
 	ErrSpendCap = errors.New("the overage spend cap is reached")
+	// ErrConversationFull: the conversation holds as many messages as it
+	// may (store.NewMessage.MaxMessages); the visitor goes on in a new one.
+	ErrConversationFull = errors.New("this conversation has reached its message limit; start a new one")
 	// ErrModeChanged: a write that required a handling mode found another one,
 	// e.g. an AI reply arriving after an operator took the conversation over.
 	ErrModeChanged = errors.New("the conversation's handling mode changed")

@@ -56,7 +56,11 @@ var agents = []struct {
 	}},
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T) *stack { return newStackCapped(t, 0) }
+
+// newStackCapped is newStack with a cap on messages per conversation
+// (0: the default).
+func newStackCapped(t *testing.T, maxMessages int) *stack {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
@@ -90,7 +94,7 @@ func newStack(t *testing.T) *stack {
 	// agent config sets them (the instance defaults are off): a test
 	// session starts more conversations from one address than a visitor.
 	limits := initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, nil), initlimit.Settings{}, nil)
-	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits})
+	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages})
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).

@@ -40,6 +40,9 @@ func Status(err error) (int, ErrorBody) {
 		return http.StatusForbidden, ErrorBody{Error: domain.ErrKeyInvalid.Error()}
 	case errors.Is(err, domain.ErrConversationInvalid):
 		return http.StatusForbidden, ErrorBody{Error: domain.ErrConversationInvalid.Error()}
+	case errors.Is(err, domain.ErrConversationFull):
+		// The spec's 403 "the conversation is invalid": it can no longer be used.
+		return http.StatusForbidden, ErrorBody{Error: domain.ErrConversationFull.Error()}
 	case errors.Is(err, domain.ErrQuota):
 		return http.StatusTooManyRequests, ErrorBody{Error: domain.ErrQuota.Error(), LimitReached: true, Reason: "quota"}
 	case errors.Is(err, domain.ErrSpendCap):

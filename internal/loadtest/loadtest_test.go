@@ -360,3 +360,43 @@ func TestRunEngines(t *testing.T) {
 		}
 	}
 }
+
+// In chat mode a conversation that is full (the 403 of the cap on
+// messages per conversation) is replaced by a new one, as the widget does,
+// so a long run keeps measuring chats.
+func TestChatModeStartsOverWhenFull(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		var mu sync.Mutex
+		chats := map[string]int{}
+		inits := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.URL.Path {
+			case "/api/widget/init":
+				json.NewEncoder(w).Encode(map[string]string{"conversation_id": fmt.Sprint("cv_", inits)})
+				inits++
+			case "/api/widget/chat":
+				var in struct {
+					ConversationID string `json:"conversation_id"`
+				}
+				json.NewDecoder(r.Body).Decode(&in)
+				if chats[in.ConversationID]++; chats[in.ConversationID] > 2 {
+					w.WriteHeader(http.StatusForbidden)
+					json.NewEncoder(w).Encode(map[string]string{"error": "this conversation has reached its message limit; start a new one"})
+					return
+				}
+				json.NewEncoder(w).Encode(map[string]string{"response": "ok"})
+			}
+		}))
+		defer srv.Close()
+		if _, err := Run(context.Background(), Config{Engine: e.name, Target: srv.URL, Key: "wk_x", Mode: "chat", Visitors: 1, Requests: 8, Duration: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if inits != 2 || chats["cv_0"] != 3 || chats["cv_1"] != 3 {
+			t.Errorf("%d inits, chats per conversation %v; want 2, 3 in each", inits, chats)
+		}
+	})
+}

@@ -232,7 +232,12 @@ func (v *visitor) round(ctx context.Context, take func() bool) bool {
 		if !take() {
 			return false
 		}
-		v.chat(ctx, v.asked%answered)
+		if v.chat(ctx, v.asked%answered) == http.StatusForbidden {
+			// The conversation is full (the cap on messages per
+			// conversation): the next round starts a new one, as the
+			// widget does.
+			v.conv = ""
+		}
 		v.asked++
 	case "poll":
 		if !take() {

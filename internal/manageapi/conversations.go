@@ -91,23 +91,50 @@ func (a *API) ListConversations(w http.ResponseWriter, r *http.Request) {
 	httpx.JSON(w, http.StatusOK, out)
 }
 
+// GetConversation: the summary and a page of the transcript, the newest
+// limit messages (1-500, default 100) before the message whose id is
+// before (default: the newest), oldest first; next_before, when older
+// messages exist, is the id to pass as before for them.
 func (a *API) GetConversation(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := store.DefaultMessagePage
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > store.MaxMessagePage {
+			httpx.Error(w, r, domain.Invalid("limit must be a whole number from 1 to 500"))
+			return
+		}
+		limit = n
+	}
+	var before int64
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			httpx.Error(w, r, store.ErrBadMessageCursor)
+			return
+		}
+		before = n
+	}
 	conv, err := a.ownConversation(r)
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
-	msgs, err := a.store.Messages(r.Context(), conv.ID)
+	page, err := a.store.LatestMessages(r.Context(), conv.ID, before, limit)
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
 	out := struct {
 		conversationSummary
-		Messages []messageJSON `json:"messages"`
-	}{conversationSummary: toSummary(conv), Messages: make([]messageJSON, 0, len(msgs))}
-	for _, m := range msgs {
+		Messages   []messageJSON `json:"messages"`
+		NextBefore string        `json:"next_before,omitempty"`
+	}{conversationSummary: toSummary(conv), Messages: make([]messageJSON, 0, len(page.Messages))}
+	for _, m := range page.Messages {
 		out.Messages = append(out.Messages, toMessageJSON(m))
+	}
+	if page.More {
+		out.NextBefore = out.Messages[0].ID
 	}
 	httpx.JSON(w, http.StatusOK, out)
 }

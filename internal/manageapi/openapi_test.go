@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 // routesFile is the server's route table. It is read as text because
@@ -302,6 +305,65 @@ func TestOpenAPIPathConversion(t *testing.T) {
 	} {
 		if got := openAPIPath(in); got != want {
 			t.Errorf("openAPIPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestOpenAPIDocumentsTranscriptPages: the conversation's transcript is
+// documented as it is served: limit and before with the store's page
+// sizes, next_before, the 400; and the chat's 403 for a full conversation
+// with its exact text.
+func TestOpenAPIDocumentsTranscriptPages(t *testing.T) {
+	type op struct {
+		Parameters []struct {
+			Name   string
+			In     string
+			Schema struct{ Minimum, Maximum, Default int }
+		}
+		Responses map[string]struct {
+			Ref string `json:"$ref"`
+		}
+	}
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct {
+			Schemas   map[string]json.RawMessage
+			Responses map[string]json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	operation := func(path, method string) op {
+		var o op
+		if err := json.Unmarshal(doc.Paths[path][method], &o); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		return o
+	}
+	get := operation("/api/v1/conversations/{id}", "get")
+	params := map[string]bool{}
+	for _, p := range get.Parameters {
+		params[p.Name] = p.In == "query"
+		if p.Name == "limit" && (p.Schema.Minimum != 1 || p.Schema.Maximum != store.MaxMessagePage || p.Schema.Default != store.DefaultMessagePage) {
+			t.Errorf("limit is documented as %+v; the API takes 1 to %d, default %d", p.Schema, store.MaxMessagePage, store.DefaultMessagePage)
+		}
+	}
+	if !params["limit"] || !params["before"] {
+		t.Errorf("GET /api/v1/conversations/{id} documents the query parameters %v; want limit and before", params)
+	}
+	if _, ok := get.Responses["400"]; !ok {
+		t.Error("GET /api/v1/conversations/{id} does not document its 400")
+	}
+	if !bytes.Contains(doc.Components.Schemas["ConversationDetail"], []byte(`"next_before"`)) {
+		t.Error("ConversationDetail has no next_before")
+	}
+	full, _ := json.Marshal(domain.ErrConversationFull.Error())
+	for _, where := range []struct{ path, method string }{{"/api/widget/chat", "post"}, {"/api/v1/conversations/{id}/messages", "post"}} {
+		ref := operation(where.path, where.method).Responses["403"].Ref
+		name, _ := strings.CutPrefix(ref, "#/components/responses/")
+		if !bytes.Contains(doc.Components.Responses[name], full) {
+			t.Errorf("%s %s: its 403 (%q) does not show %s", where.method, where.path, ref, full)
 		}
 	}
 }

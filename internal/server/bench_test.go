@@ -12,8 +12,11 @@ import (
 // knowledge-base answer, store the reply, encode) on SQLite, in parallel so
 // that writes share group commits as they do under load. Numbers in
 // docs/benchmarks.md; timings are never asserted.
+//
+// All its chats go to one conversation: the cap on messages per
+// conversation is set out of reach (still checked on every chat).
 func BenchmarkChatHandler(b *testing.B) {
-	e := newEnvTB(b, envOptions{})
+	e := newEnvTB(b, envOptions{maxMsgs: 1 << 40})
 	conv, _ := e.start()
 	body, _ := json.Marshal(map[string]any{"key": e.key, "conversation_id": conv, "text": "What are your opening hours?"})
 	b.ReportAllocs()

@@ -59,6 +59,7 @@ type envOptions struct {
 	// initLimits turns on the agents' hourly limits on new conversations
 	// with Parley's defaults, counted in memory on the clock.
 	initLimits bool
+	maxMsgs    int // the cap on messages per conversation; 0: the default
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -95,7 +96,10 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	// are saved, whether or not the instance has an LLM of its own.
 	backend := llm.New(llm.Config{}, llm.Deps{Outbound: guard})
 	if o.llm != nil {
-		backend = llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: slog.New(slog.DiscardHandler), Outbound: guard})
+		backend = llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: func(ctx context.Context, id string, n int) ([]domain.Message, error) {
+			p, err := st.LatestMessages(ctx, id, 0, n)
+			return p.Messages, err
+		}, Logger: slog.New(slog.DiscardHandler), Outbound: guard})
 		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
 	}
 	if o.responder != nil {
@@ -106,7 +110,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 		initLimits = initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, o.clock), initlimit.Defaults, e.reg)
 	}
 	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
-		InitLimits: initLimits})
+		InitLimits: initLimits, MaxMessages: o.maxMsgs})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {
@@ -223,13 +227,21 @@ func (e *env) start() (string, string) {
 	return r.str("conversation_id"), r.str("visitor_id")
 }
 
+// messages is a conversation's whole transcript, read page by page.
 func (e *env) messages(convID string) []domain.Message {
 	e.t.Helper()
-	msgs, err := e.store.Messages(context.Background(), convID)
-	if err != nil {
-		e.t.Fatal(err)
+	var msgs []domain.Message
+	for before := int64(0); ; {
+		p, err := e.store.LatestMessages(context.Background(), convID, before, store.MaxMessagePage)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		msgs = append(p.Messages, msgs...)
+		if !p.More {
+			return msgs
+		}
+		before = p.Messages[0].Seq
 	}
-	return msgs
 }
 
 // wantError checks a JSON error response's status and that it has only an

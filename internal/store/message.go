@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"time"
 
 	"parley/internal/domain"
@@ -10,6 +11,27 @@ import (
 // requires a handling mode c is not in (see NewMessage.RequireMode).
 func (n NewMessage) Admits(c domain.Conversation) bool {
 	return n.RequireMode == "" || n.RequireMode == c.Mode
+}
+
+// Fits reports whether a conversation that holds count messages (of every
+// role) takes n under the cap n.MaxMessages (0: no cap):
+//   - a visitor's message only while it holds fewer than the cap;
+//   - an AI reply also when it holds exactly the cap, so the visitor's
+//     message that reached it is still answered (the conversation ends at
+//     the cap or one past it);
+//   - an operator's message while it holds fewer than twice the cap: an
+//     operator can always answer a full conversation, and an API script
+//     still cannot grow it without bound.
+func (n NewMessage) Fits(count int) bool {
+	switch {
+	case n.MaxMessages <= 0:
+		return true
+	case n.Role == domain.RoleAI:
+		return count <= n.MaxMessages
+	case n.Role == domain.RoleOperator:
+		return count/2 < n.MaxMessages // count < 2×cap, without overflow
+	}
+	return count < n.MaxMessages
 }
 
 // Apply returns conversation c as it is after message n, created at at, is
@@ -44,4 +66,15 @@ func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversati
 	}
 	c.LastMessageAt, c.LastMessage = at, n.Text
 	return c
+}
+
+// NewestFirst makes a MessagePage of up to limit+1 messages read newest
+// first: the extra one, if read, only tells that older ones exist.
+func NewestFirst(msgs []domain.Message, limit int) MessagePage {
+	p := MessagePage{Messages: msgs}
+	if len(msgs) > limit {
+		p.Messages, p.More = msgs[:limit], true
+	}
+	slices.Reverse(p.Messages)
+	return p
 }

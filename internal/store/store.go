@@ -12,6 +12,10 @@ import (
 	"parley/internal/domain"
 )
 
+// ErrBadMessageCursor is returned by LatestMessages for a before that is
+// not a message of the conversation; the API answers 400.
+var ErrBadMessageCursor error = &domain.InvalidError{Msg: "before is not a message of this conversation"}
+
 // ErrBadCursor is returned by Conversations for a Before cursor it did not
 // make. It is an *domain.InvalidError, so the API answers 400.
 var ErrBadCursor error = &domain.InvalidError{Msg: "cursor is not valid"}
@@ -86,8 +90,13 @@ type Store interface {
 	// poll with nothing new reads nothing else. domain.ErrNotFound if there
 	// is no such conversation.
 	PollState(ctx context.Context, conversationID string) (PollState, error)
-	// Messages lists a conversation's messages oldest first.
-	Messages(ctx context.Context, conversationID string) ([]domain.Message, error)
+	// LatestMessages reads a page of a conversation's transcript: its
+	// newest limit messages with Seq < before (before 0: the newest of
+	// all), oldest first, and whether older ones exist. limit is clamped
+	// like MessagePageSize. A before that is not the Seq of one of this
+	// conversation's messages is ErrBadMessageCursor. An unknown
+	// conversation has no messages.
+	LatestMessages(ctx context.Context, conversationID string, before int64, limit int) (MessagePage, error)
 	// MessagesAfter lists up to limit messages of one role with Seq > after,
 	// oldest first.
 	MessagesAfter(ctx context.Context, conversationID string, role domain.Role, after int64, limit int) ([]domain.Message, error)
@@ -174,6 +183,11 @@ type NewConversation struct {
 }
 
 // NewMessage is a message to store.
+//   - MaxMessages, when above 0, caps the conversation's messages (see
+//     Fits): a message that does not fit is not written and the error is
+//     domain.ErrConversationFull. The store checks it in the write
+//     itself, against the count as the write finds it, so the cap holds
+//     however many writes race.
 //   - RequireMode, when set, makes the write conditional: if the
 //     conversation is in another mode nothing is written and the error is
 //     domain.ErrModeChanged (an AI reply after an operator took over).
@@ -201,6 +215,7 @@ type NewMessage struct {
 	SetWaiting     bool
 	AssigneeID     string
 	AssigneeName   string
+	MaxMessages    int
 }
 
 // PollState: see Store.PollState.
@@ -243,4 +258,30 @@ func (f ConversationFilter) PageSize() int {
 		return MaxPage
 	}
 	return f.Limit
+}
+
+// MessagePage is a page of a transcript: see Store.LatestMessages.
+type MessagePage struct {
+	Messages []domain.Message // oldest first
+	More     bool             // older messages exist: ask again with before = Messages[0].Seq
+}
+
+// Page sizes of LatestMessages.
+const (
+	DefaultMessagePage = 100
+	MaxMessagePage     = 500
+)
+
+// MessagePageSize is LatestMessages' limit as every store applies it: 0
+// means DefaultMessagePage, and it is clamped to 1..MaxMessagePage.
+func MessagePageSize(limit int) int {
+	switch {
+	case limit == 0:
+		return DefaultMessagePage
+	case limit < 1:
+		return 1
+	case limit > MaxMessagePage:
+		return MaxMessagePage
+	}
+	return limit
 }

@@ -116,7 +116,9 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
     }
   };
 
-  // init starts a conversation; one at a time, however many callers.
+  // init starts a conversation; one at a time, however many callers. S.h
+  // stays as it was: if an operator had the conversation it replaces, the
+  // first answer in this one says the assistant is answering again.
   let initP;
   const init = () => initP ||= call('api/widget/init', {
     // Path only: query strings can carry tokens the owner should not see.
@@ -124,7 +126,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   }).then(d => {
     Object.assign(S, {
       c: d.conversation_id, v: d.visitor_id || S.v, n: d.chatbot_name,
-      g: d.config && typeof d.config == 'object' ? d.config : {}, cur: null, h: 0,
+      g: d.config && typeof d.config == 'object' ? d.config : {}, cur: null,
     });
     save();
     apply();
@@ -134,7 +136,8 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   }).finally(() => initP = null);
 
   // chat sends one message; a conversation the server refuses (403: it is
-  // gone, or the key changed) is replaced by a new one, once.
+  // gone, the key changed, or it holds as many messages as it may) is
+  // replaced by a new one, once, and the message sent there.
   const chat = async text => {
     for (let renewed = 0; ;) {
       try {
@@ -142,7 +145,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
         return await call('api/widget/chat', { key, conversation_id: S.c, text, visitor_id: S.v, lang });
       } catch (e) {
         if (e.s != 403 || !S.c || renewed++) throw e;
-        Object.assign(S, { c: null, cur: null, h: 0 });
+        S.c = null;
       }
     }
   };
@@ -196,19 +199,22 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   // takes over and writes first is seen without the visitor writing again.
   // The first request of a round does not wait: the server compares with
   // the mode when a poll starts, so a takeover or release that happened
-  // while nobody polled is only seen by asking at once.
+  // while nobody polled is only seen by asking at once. A round follows
+  // one conversation: when a new one replaces it (chat's 403), the next
+  // round starts at once, while the old round's long poll ends unheard.
   let polling;
   const poll = async () => {
-    if (polling) return;
-    polling = 1;
-    for (let fails = 0, wait = 0; S.c && (S.h || !panel.hidden);) {
-      const t0 = Date.now(), c = S.c, was = !!S.h;
+    const c = S.c;
+    if (!c || polling == c) return;
+    polling = c;
+    for (let fails = 0, wait = 0; c == S.c && (S.h || !panel.hidden);) {
+      const t0 = Date.now(), was = !!S.h;
       const q = new URLSearchParams({ key, conversation_id: c, wait });
       if (S.cur) q.set('after', S.cur);
       try {
         const d = await api('api/widget/poll?' + q);
         fails = 0;
-        if (c != S.c) continue;
+        if (c != S.c) break;
         let news = 0;
         for (const m of d.messages || []) {
           if (seen.has(m.id)) continue;
@@ -229,7 +235,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
         await sleep(e.s == 429 ? retryAfter(e) : Math.min(3e4, 3e3 * 2 ** fails++));
       }
     }
-    polling = 0;
+    if (polling == c) polling = 0;
   };
 
   // add appends to the transcript and the log. quiet: no 'message' event

@@ -35,6 +35,11 @@ const (
 	// DefaultHistoryBudget is how many characters of earlier turns are sent
 	// when Config.HistoryBudget is not set.
 	DefaultHistoryBudget = 6000
+	// HistoryMessages is how many of the newest messages are read for the
+	// earlier turns, of which those that fit the history budget are sent:
+	// more than 6,000 characters of real turns hold, and a bound on the
+	// read however long the conversation.
+	HistoryMessages = 100
 	// DefaultMaxRetries is how often a failed call is retried when
 	// Config.MaxRetries is not set, as in OpenAI's SDKs.
 	DefaultMaxRetries = 2
@@ -52,9 +57,11 @@ type Deps struct {
 	// Passages returns up to k knowledge passages relevant to text, best
 	// first. Nil means the model answers from its instructions alone.
 	Passages func(ctx context.Context, a domain.Agent, text, lang string, k int) ([]string, error)
-	// History returns the conversation's messages oldest first, the
-	// visitor's current message included as the last one.
-	History func(ctx context.Context, conversationID string) ([]domain.Message, error)
+	// History returns the conversation's newest limit messages oldest
+	// first, the visitor's current message included as the last one. It is
+	// asked for HistoryMessages: a conversation may be long, and only its
+	// end fits the budget anyway.
+	History func(ctx context.Context, conversationID string, limit int) ([]domain.Message, error)
 	Logger  *slog.Logger
 	// Outbound guards the endpoints agents' owners choose; nil is a guard
 	// that refuses private addresses. The instance's own endpoint does not

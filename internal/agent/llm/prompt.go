@@ -58,7 +58,7 @@ func (r *Responder) messages(ctx context.Context, req agent.Request, instruction
 	var history []domain.Message
 	if r.deps.History != nil {
 		var err error
-		history, err = r.deps.History(ctx, req.ConversationID)
+		history, err = r.deps.History(ctx, req.ConversationID, HistoryMessages)
 		if err != nil {
 			r.log.WarnContext(ctx, "conversation history unavailable", "agent", req.Agent.ID, "err", err)
 			history = nil

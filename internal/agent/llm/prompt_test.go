@@ -32,9 +32,9 @@ func TestRequestSent(t *testing.T) {
 			gotK = k
 			return []string{"We ship to all EU countries.", "Shipping takes 3-5 days."}, nil
 		},
-		History: func(_ context.Context, id string) ([]domain.Message, error) {
-			if id != "c1" {
-				t.Errorf("History(%q)", id)
+		History: func(_ context.Context, id string, limit int) ([]domain.Message, error) {
+			if id != "c1" || limit != HistoryMessages {
+				t.Errorf("History(%q, %d)", id, limit)
 			}
 			return history, nil
 		},
@@ -185,7 +185,7 @@ func TestEarlierTurns(t *testing.T) {
 func TestHistoryBudgetSent(t *testing.T) {
 	srv := newFakeServer(t, completion("ok"))
 	old := strings.Repeat("o", 30)
-	deps := Deps{History: func(context.Context, string) ([]domain.Message, error) {
+	deps := Deps{History: func(context.Context, string, int) ([]domain.Message, error) {
 		return []domain.Message{msg(domain.RoleVisitor, old), msg(domain.RoleAI, "recent answer"), msg(domain.RoleVisitor, "Do you ship abroad?")}, nil
 	}}
 	r := New(Config{BaseURL: srv.baseURL(), Model: "m", HistoryBudget: 20}, deps)
@@ -208,7 +208,7 @@ func TestDepsFailuresDegrade(t *testing.T) {
 		Passages: func(context.Context, domain.Agent, string, string, int) ([]string, error) {
 			return nil, errors.New("index down")
 		},
-		History: func(context.Context, string) ([]domain.Message, error) { return nil, errors.New("db down") },
+		History: func(context.Context, string, int) ([]domain.Message, error) { return nil, errors.New("db down") },
 		Logger:  log,
 	}
 	r := New(Config{BaseURL: srv.baseURL(), Model: "m"}, deps)

@@ -19,11 +19,14 @@ import (
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
 	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name`
 
-func scanConversation(row pgx.Row) (domain.Conversation, error) {
+// scanConversation scans convCols, and then into extra the columns a
+// query selects after them.
+func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
 	var last *time.Time // NULL until the first message
-	if err := row.Scan(&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
-		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName); err != nil {
+	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
+		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
 	c.CreatedAt = ms(c.CreatedAt)

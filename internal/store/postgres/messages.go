@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,9 +14,12 @@ import (
 
 const messageCols = `seq, conversation_id, role, text, operator_name, created_at`
 
-// AddMessage locks the conversation row, checks the mode, inserts and
-// updates the conversation in one transaction, so an AI reply cannot slip
-// in after an operator's takeover has committed on any instance.
+// AddMessage locks the conversation row, checks the mode and the cap,
+// inserts and updates the conversation in one transaction, so an AI reply
+// cannot slip in after an operator's takeover has committed on any
+// instance, and no two chats can both take a conversation's last place:
+// the count of messages lives on the locked row (message_count,
+// migration 0002).
 //
 // The lock is taken for every message, conditional or not, and before the
 // seq is drawn: the messages of one conversation then get their seqs in
@@ -27,18 +31,22 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	var m domain.Message
 	var c domain.Conversation
 	err := s.write(ctx, func(tx pgx.Tx) error {
+		var count int
 		var err error
-		if c, err = lockConversation(ctx, tx, n.ConversationID); err != nil {
+		if c, count, err = lockConversation(ctx, tx, n.ConversationID); err != nil {
 			return err
 		}
 		if !n.Admits(c) {
 			return domain.ErrModeChanged
 		}
+		if !n.Fits(count) {
+			return domain.ErrConversationFull
+		}
 		if m, err = insertMessage(ctx, tx, n); err != nil {
 			return err
 		}
 		c = n.Apply(c, m.CreatedAt)
-		return saveConversation(ctx, tx, c)
+		return saveConversation(ctx, tx, c, count+1)
 	})
 	if err != nil {
 		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
@@ -52,26 +60,30 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 	var c domain.Conversation
 	var stored bool
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		var err error
 		stored = false
-		if c, err = lockConversation(ctx, tx, msg.ConversationID); err != nil {
+		var count int
+		var err error
+		if c, count, err = lockConversation(ctx, tx, msg.ConversationID); err != nil {
 			return err
 		}
 		if !msg.Admits(c) {
 			return domain.ErrModeChanged
 		}
+		if !msg.Fits(count) {
+			return domain.ErrConversationFull
+		}
 		m, err := insertMessage(ctx, tx, msg)
 		if err != nil {
 			return err
 		}
-		c = msg.Apply(c, m.CreatedAt)
-		if reply.Admits(c) {
+		c, count = msg.Apply(c, m.CreatedAt), count+1
+		if reply.Admits(c) && reply.Fits(count) {
 			if m, err = insertMessage(ctx, tx, reply); err != nil {
 				return err
 			}
-			c, stored = reply.Apply(c, m.CreatedAt), true
+			c, count, stored = reply.Apply(c, m.CreatedAt), count+1, true
 		}
-		return saveConversation(ctx, tx, c)
+		return saveConversation(ctx, tx, c, count)
 	})
 	if err != nil {
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
@@ -79,12 +91,13 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 	return c, stored, nil
 }
 
-// lockConversation reads a conversation and locks its row until the
-// transaction ends (see AddMessage).
-func lockConversation(ctx context.Context, tx pgx.Tx, id string) (domain.Conversation, error) {
+// lockConversation reads a conversation and its number of messages, and
+// locks its row until the transaction ends (see AddMessage).
+func lockConversation(ctx context.Context, tx pgx.Tx, id string) (domain.Conversation, int, error) {
+	var count int
 	c, err := scanConversation(tx.QueryRow(ctx,
-		`SELECT `+convCols+` FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, id))
-	return c, notFound(err, domain.ErrNotFound)
+		`SELECT `+convCols+`, message_count FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, id), &count)
+	return c, count, notFound(err, domain.ErrNotFound)
 }
 
 // insertMessage inserts n (created now if n has no time) and returns it
@@ -107,18 +120,37 @@ func insertMessage(ctx context.Context, tx pgx.Tx, n store.NewMessage) (domain.M
 	return m, err
 }
 
-// saveConversation writes what a message changes of a conversation.
-func saveConversation(ctx context.Context, tx pgx.Tx, c domain.Conversation) error {
+// saveConversation writes what a message changes of a conversation, and
+// how many messages it now holds.
+func saveConversation(ctx context.Context, tx pgx.Tx, c domain.Conversation, messages int) error {
 	_, err := tx.Exec(ctx, `
 		UPDATE conversations SET mode = $1, waiting = $2, misses = $3, assignee_id = $4, assignee_name = $5,
-			last_message_at = $6, last_message = $7
-		WHERE id = $8`,
-		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.LastMessageAt, c.LastMessage, c.ID)
+			last_message_at = $6, last_message = $7, message_count = $8
+		WHERE id = $9`,
+		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.LastMessageAt, c.LastMessage, messages, c.ID)
 	return err
 }
 
-func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {
-	return s.messages(ctx, `SELECT `+messageCols+` FROM messages WHERE conversation_id = $1 ORDER BY seq`, conversationID)
+// LatestMessages reads the page newest first, one row more than asked to
+// tell whether older ones exist, down messages_conversation.
+func (s *Store) LatestMessages(ctx context.Context, conversationID string, before int64, limit int) (store.MessagePage, error) {
+	limit = store.MessagePageSize(limit)
+	if before != 0 {
+		var one int
+		err := s.pool.QueryRow(ctx, `SELECT 1 FROM messages WHERE seq = $1 AND conversation_id = $2`, before, conversationID).Scan(&one)
+		if err != nil {
+			return store.MessagePage{}, notFound(err, store.ErrBadMessageCursor)
+		}
+	} else {
+		before = math.MaxInt64
+	}
+	msgs, err := s.messages(ctx, `SELECT `+messageCols+` FROM messages
+		WHERE conversation_id = $1 AND seq < $2
+		ORDER BY seq DESC LIMIT $3`, conversationID, before, limit+1)
+	if err != nil {
+		return store.MessagePage{}, err
+	}
+	return store.NewestFirst(msgs, limit), nil
 }
 
 // MessagesAfter returns nothing for a limit below 1 rather than everything.

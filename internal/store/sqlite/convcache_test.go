@@ -173,14 +173,14 @@ func TestConversationCacheUndoneWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	ghost := func(tx *sql.Tx) {
-		c, err := s.writeConversation(ctx, tx, id)
+		c, n, err := s.writeConversation(ctx, tx, id)
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		before := c
 		c.Mode, c.LastMessage = domain.ModeHuman, "never committed"
-		if err := s.saveConversation(before, c); err != nil {
+		if err := s.saveConversation(before, c, n+7); err != nil {
 			t.Error(err)
 		}
 	}
@@ -193,17 +193,18 @@ func TestConversationCacheUndoneWrite(t *testing.T) {
 	}
 	for _, what := range []string{"Conversation", "the next write"} {
 		var got domain.Conversation
+		var n int
 		var err error
 		if what == "Conversation" {
 			got, err = s.Conversation(ctx, id)
 		} else {
 			err = s.write(ctx, func(tx *sql.Tx) error {
-				got, err = s.writeConversation(ctx, tx, id)
+				got, n, err = s.writeConversation(ctx, tx, id)
 				return err
 			})
 		}
-		if err != nil || got != f.conv || fromDisk(t, s, id) != f.conv {
-			t.Fatalf("%s = %+v (%v), want the conversation as created: %+v", what, got, err, f.conv)
+		if err != nil || got != f.conv || fromDisk(t, s, id) != f.conv || n != 0 {
+			t.Fatalf("%s = %+v, %d messages (%v), want the conversation as created: %+v", what, got, n, err, f.conv)
 		}
 	}
 }
@@ -226,9 +227,9 @@ func TestConversationCacheInBatch(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	msgs, err := s.Messages(ctx, id)
-	if err != nil || len(msgs) != 2*n {
-		t.Fatalf("%d messages (%v), want %d", len(msgs), err, 2*n)
+	msgs, err := s.LatestMessages(ctx, id, 0, store.MaxMessagePage)
+	if err != nil || len(msgs.Messages) != 2*n {
+		t.Fatalf("%d messages (%v), want %d", len(msgs.Messages), err, 2*n)
 	}
 	got, err := s.Conversation(ctx, id)
 	if want := fromDisk(t, s, id); err != nil || got != want {

@@ -23,12 +23,15 @@ const convCols = `id, agent_id, account_id, visitor_id, page_url, mode, created_
 	coalesce((SELECT m.text FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1), ''),
 	waiting, misses, assignee_id, assignee_name`
 
-func scanConversation(sc scanner) (domain.Conversation, error) {
+// scanConversation scans convCols, and then into extra the columns a
+// query selects after them.
+func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
 	var created int64
 	var last sql.NullInt64
-	if err := sc.Scan(&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
-		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName); err != nil {
+	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
+		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName}, extra...)
+	if err := sc.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
 	c.CreatedAt = fromMillis(created)
@@ -91,7 +94,7 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents); err != nil {
 			return err
 		}
-		s.wrote(c)
+		s.wrote(c, 0)
 		return nil
 	})
 	if err != nil {

@@ -29,9 +29,10 @@ func BenchmarkAddExchange(b *testing.B) {
 		conv := <-convs
 		for pb.Next() {
 			now := time.Now()
-			visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: "What are your opening hours?", CreatedAt: now}
+			// The cap is checked, set out of reach as a chat's is.
+			visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: "What are your opening hours?", CreatedAt: now, MaxMessages: benchCap}
 			reply := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleAI, Text: "We are open from 9 to 17, Monday to Friday.",
-				CreatedAt: now, RequireMode: domain.ModeAI}
+				CreatedAt: now, RequireMode: domain.ModeAI, MaxMessages: benchCap}
 			if _, _, err := s.AddExchange(ctx, visitor, reply); err != nil {
 				b.Error(err)
 				return
@@ -39,3 +40,7 @@ func BenchmarkAddExchange(b *testing.B) {
 		}
 	})
 }
+
+// benchCap is a cap on messages per conversation that the benchmarks'
+// conversations never reach.
+const benchCap = 1 << 40

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 
 	"parley/internal/domain"
@@ -12,9 +13,14 @@ import (
 
 const messageCols = `seq, conversation_id, role, text, operator_name, created_at`
 
-// AddMessage checks the mode, inserts and updates the conversation in one
-// writer transaction, so an AI reply cannot slip in after an operator's
-// takeover has committed.
+// AddMessage checks the mode and the cap, inserts and updates the
+// conversation in one writer transaction, so an AI reply cannot slip in
+// after an operator's takeover has committed, and no two chats can both
+// take a conversation's last place.
+//
+// The write reads the message from row and leaves its results in out, not
+// in variables of their own: each variable a queued write sets is one more
+// allocation per chat (and a NewMessage is too large to be copied into it).
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
 	if err := store.CheckText(n.ConversationID, n.Text, n.OperatorName, n.AssigneeID, n.AssigneeName); err != nil {
 		return domain.Message{}, domain.Conversation{}, err
@@ -23,33 +29,41 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		defer s.polls.forget(n.ConversationID)
 	}
 	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
-	var m domain.Message
-	var c domain.Conversation
+	var out struct {
+		m    domain.Message
+		c    domain.Conversation
+		full bool
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := inWrite(ctx)
-		var err error
-		if c, err = s.writeConversation(ctx, tx, n.ConversationID); err != nil {
+		ctx, n := inWrite(ctx), &row.n
+		c, count, err := s.writeConversation(ctx, tx, n.ConversationID)
+		if err != nil {
 			return err
 		}
 		if !n.Admits(c) {
 			return domain.ErrModeChanged
 		}
+		if out.full = !n.Fits(count); out.full {
+			return s.refuseFull(c, count)
+		}
 		res, err := s.execHot(hotInsertMessage, row.args()...)
 		if err != nil {
 			return err
 		}
-		m = row.message()
-		if m.Seq, err = res.LastInsertId(); err != nil {
+		out.m = row.message()
+		if out.m.Seq, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		before := c
-		c = n.Apply(c, m.CreatedAt)
-		return s.saveConversation(before, c)
+		out.c = n.Apply(c, out.m.CreatedAt)
+		return s.saveConversation(c, out.c, count+1)
 	})
+	if err == nil && out.full {
+		err = domain.ErrConversationFull
+	}
 	if err != nil {
 		return domain.Message{}, domain.Conversation{}, fmt.Errorf("add message: %w", err)
 	}
-	return m, c, nil
+	return out.m, out.c, nil
 }
 
 // AddExchange is AddMessage for two messages in one write: the
@@ -63,36 +77,51 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		defer s.polls.forget(msg.ConversationID)
 	}
 	first, second := newRow(msg), newRow(reply)
-	var c domain.Conversation
-	var stored bool
+	var out struct {
+		c            domain.Conversation
+		stored, full bool
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := inWrite(ctx)
-		var err error
-		stored = false
-		if c, err = s.writeConversation(ctx, tx, msg.ConversationID); err != nil {
+		ctx, msg, reply := inWrite(ctx), &first.n, &second.n
+		c, count, err := s.writeConversation(ctx, tx, msg.ConversationID)
+		if err != nil {
 			return err
 		}
 		if !msg.Admits(c) {
 			return domain.ErrModeChanged
 		}
-		next := msg.Apply(c, first.createdAt)
-		if reply.Admits(next) {
+		if out.full = !msg.Fits(count); out.full {
+			return s.refuseFull(c, count)
+		}
+		next, added := msg.Apply(c, first.createdAt), 1
+		if out.stored = reply.Admits(next) && reply.Fits(count+1); out.stored {
 			_, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...)
-			next, stored = reply.Apply(next, second.createdAt), true
+			next, added = reply.Apply(next, second.createdAt), 2
 		} else {
 			_, err = s.execHot(hotInsertMessage, first.args()...)
 		}
 		if err != nil {
 			return err
 		}
-		before := c
-		c = next
-		return s.saveConversation(before, c)
+		out.c = next
+		return s.saveConversation(c, next, count+added)
 	})
+	if err == nil && out.full {
+		err = domain.ErrConversationFull
+	}
 	if err != nil {
 		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
 	}
-	return c, stored, nil
+	return out.c, out.stored, nil
+}
+
+// refuseFull ends a write that found its conversation full: it writes
+// nothing, but succeeds (the caller says it was refused), so that the
+// count it may just have made stays in the cache; the refused chats that a
+// full conversation keeps getting then cost no count each.
+func (s *Store) refuseFull(c domain.Conversation, count int) error {
+	s.wrote(c, count)
+	return nil
 }
 
 // changesPollState reports whether storing n can change its conversation's
@@ -133,7 +162,8 @@ func (r messageRow) message() domain.Message {
 }
 
 // saveConversation writes what a message changed of a conversation (from
-// before to c), and records the new value for the conversation cache.
+// before to c), and records the new value, with the number of messages it
+// now holds, for the conversation cache.
 //
 // The last message is not stored on the conversation (see convCols), so
 // most messages — those that change neither mode, waiting, assignee nor
@@ -141,7 +171,7 @@ func (r messageRow) message() domain.Message {
 // have changed: SQLite updates every index on a column an UPDATE sets,
 // whether or not its value changes, and waiting is indexed (the inbox
 // filters on it).
-func (s *Store) saveConversation(before, c domain.Conversation) error {
+func (s *Store) saveConversation(before, c domain.Conversation, messages int) error {
 	var err error
 	switch {
 	case c.Mode != before.Mode || c.Waiting != before.Waiting ||
@@ -151,13 +181,31 @@ func (s *Store) saveConversation(before, c domain.Conversation) error {
 		_, err = s.execHot(hotSetMisses, c.Misses, c.ID)
 	}
 	if err == nil {
-		s.wrote(c)
+		s.wrote(c, messages)
 	}
 	return err
 }
 
-func (s *Store) Messages(ctx context.Context, conversationID string) ([]domain.Message, error) {
-	return s.messages(ctx, `SELECT `+messageCols+` FROM messages WHERE conversation_id = ? ORDER BY seq`, conversationID)
+// LatestMessages reads the page newest first, one row more than asked to
+// tell whether older ones exist, down messages_conversation.
+func (s *Store) LatestMessages(ctx context.Context, conversationID string, before int64, limit int) (store.MessagePage, error) {
+	limit = store.MessagePageSize(limit)
+	if before != 0 {
+		var one int
+		err := s.queryRow(ctx, `SELECT 1 FROM messages WHERE seq = ? AND conversation_id = ?`, before, conversationID).Scan(&one)
+		if err != nil {
+			return store.MessagePage{}, notFound(err, store.ErrBadMessageCursor)
+		}
+	} else {
+		before = math.MaxInt64
+	}
+	msgs, err := s.messages(ctx, `SELECT `+messageCols+` FROM messages
+		WHERE conversation_id = ? AND seq < ?
+		ORDER BY seq DESC LIMIT `+limitArg, conversationID, before, limit+1)
+	if err != nil {
+		return store.MessagePage{}, err
+	}
+	return store.NewestFirst(msgs, limit), nil
 }
 
 // MessagesAfter returns nothing for a limit below 1 rather than everything.

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 
-	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -28,14 +27,14 @@ const readers = 4
 
 // Store is a store.Store backed by one SQLite file.
 type Store struct {
-	w     *sql.DB                          // exactly one connection: every write goes here
-	r     *sql.DB                          // read-only pool for plain reads
-	reads stmtCache                        // prepared statements on r
-	ws    writeStmts                       // prepared statements on w, for the hot writes' reads
-	hot   hotStmts                         // driver statements on w's connection (hotstmt.go)
-	keys  keyCache                         // widget key → agent
-	polls *exactCache[store.PollState]     // conversation → what a poll needs
-	convs *exactCache[domain.Conversation] // conversation → itself (convcache.go)
+	w     *sql.DB                      // exactly one connection: every write goes here
+	r     *sql.DB                      // read-only pool for plain reads
+	reads stmtCache                    // prepared statements on r
+	ws    writeStmts                   // prepared statements on w, for the hot writes' reads
+	hot   hotStmts                     // driver statements on w's connection (hotstmt.go)
+	keys  keyCache                     // widget key → agent
+	polls *exactCache[store.PollState] // conversation → what a poll needs
+	convs *exactCache[cachedConv]      // conversation → itself and its count (convcache.go)
 	// The current batch's connection and its records for convs; only the
 	// committer touches them.
 	batchConn *sql.Conn
@@ -95,7 +94,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{
 		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
 		polls: newExactCache[store.PollState](maxPollStates),
-		convs: newExactCache[domain.Conversation](maxConversations),
+		convs: newExactCache[cachedConv](maxConversations),
 	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()

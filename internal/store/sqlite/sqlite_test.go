@@ -149,8 +149,8 @@ func TestPersistsAcrossReopen(t *testing.T) {
 	if err != nil || got.Mode != domain.ModeHuman || got.LastMessage != "three" {
 		t.Errorf("conversation = %+v, %v", got, err)
 	}
-	if ms, err := s.Messages(ctx, conv.ID); err != nil || !slices.Equal(ms, msgs) {
-		t.Errorf("messages = %+v, %v; want %+v", ms, err, msgs)
+	if p, err := s.LatestMessages(ctx, conv.ID, 0, 0); err != nil || !slices.Equal(p.Messages, msgs) || p.More {
+		t.Errorf("messages = %+v, %v; want %+v", p, err, msgs)
 	}
 	if u, err := s.Usage(ctx, acc.ID, conv.CreatedAt.Format("2006-01")); err != nil || u.Conversations != 1 {
 		t.Errorf("usage = %+v, %v", u, err)
@@ -298,6 +298,7 @@ func BenchmarkAddMessage(b *testing.B) {
 	for b.Loop() {
 		if _, _, err := f.s.AddMessage(b.Context(), store.NewMessage{
 			ConversationID: f.conv.ID, Role: domain.RoleAI, Text: "a typical reply of some length", RequireMode: domain.ModeAI,
+			MaxMessages: benchCap,
 		}); err != nil {
 			b.Fatal(err)
 		}

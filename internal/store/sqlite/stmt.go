@@ -100,9 +100,10 @@ func (c *stmtCache) close() {
 // transaction's connection and reuses it. The hot writes themselves are
 // driver statements (hotstmt.go).
 type writeStmts struct {
-	conversation *sql.Stmt // the conversation row, by id
-	admitLimits  *sql.Stmt // the account's limits, joined with the agent
-	admitUsage   *sql.Stmt // the period's usage
+	conversation  *sql.Stmt // the conversation row and its number of messages, by id
+	countMessages *sql.Stmt // a conversation's number of messages
+	admitLimits   *sql.Stmt // the account's limits, joined with the agent
+	admitUsage    *sql.Stmt // the period's usage
 
 	all []*sql.Stmt // every one of the above, to close
 }
@@ -119,7 +120,10 @@ func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 		}
 		return st
 	}
-	w.conversation = prep(`SELECT ` + convCols + ` FROM conversations WHERE id = ?`)
+	w.conversation = prep(`SELECT ` + convCols + `,
+		(SELECT count(*) FROM messages m WHERE m.conversation_id = conversations.id)
+		FROM conversations WHERE id = ?`)
+	w.countMessages = prep(`SELECT count(*) FROM messages WHERE conversation_id = ?`)
 	w.admitLimits = prep(`
 		SELECT a.monthly_conversations, a.overage_price_cents, a.spend_cap_cents
 		FROM accounts a JOIN agents g ON g.account_id = a.id

@@ -17,11 +17,23 @@ func add(t *testing.T, s store.Store, m store.NewMessage) (domain.Message, domai
 	return got, conv.Mode
 }
 
+// messages is a conversation's whole transcript, oldest first, read page
+// by page.
 func messages(t *testing.T, s store.Store, conversationID string) []domain.Message {
 	t.Helper()
-	ms, err := s.Messages(t.Context(), conversationID)
-	noErr(t, "Messages", err)
-	return ms
+	var all []domain.Message
+	for before := int64(0); ; {
+		p, err := s.LatestMessages(t.Context(), conversationID, before, store.MaxMessagePage)
+		noErr(t, "LatestMessages", err)
+		all = append(slices.Clone(p.Messages), all...)
+		if !p.More {
+			if all == nil {
+				all = []domain.Message{}
+			}
+			return all
+		}
+		before = p.Messages[0].Seq
+	}
 }
 
 func testMessages(t *testing.T, s store.Store) {

@@ -13,9 +13,10 @@ function live(el) {
     try {
       const res = await fetch(url, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
       if (res.ok) {
-        const before = snapshot(el);
+        const before = snapshot(el), shown = transcript(el);
         el.innerHTML = await res.text(); // server-rendered, escaped by html/template
         changed(el, before);
+        keepOlder(el, shown);
       }
     } catch (e) { /* offline: the next event or reconnect retries */ }
     busy = false;
@@ -24,6 +25,78 @@ function live(el) {
   const es = new EventSource(el.dataset.events);
   es.addEventListener('change', refresh);
   es.addEventListener('open', refresh); // catch up after a reconnect
+}
+
+// A conversation's transcript shows its newest messages; older ones come a
+// page at a time (the "Load older messages" link, data-older, which also
+// works as a plain link) into a list above them. transcript is what a
+// conversation page shows before a refresh, keepOlder puts it back after:
+// the older messages loaded, and those that left the newest page as new
+// ones came (so nothing shown disappears), with the link to what is older
+// still.
+function transcript(el) {
+  const link = el.querySelector('a[data-older]');
+  return {
+    list: el.querySelector('ol[data-older-list]'),
+    items: [...el.querySelectorAll('ol[role=log] > li[data-seq]')],
+    href: link && link.getAttribute('href'),
+    focused: !!link && document.activeElement === link,
+  };
+}
+
+function keepOlder(el, old) {
+  const log = el.querySelector('ol[role=log]');
+  if (!log) return;
+  const first = log.querySelector('li[data-seq]');
+  const min = first ? +first.dataset.seq : Infinity;
+  const left = old.items.filter(li => +li.dataset.seq < min);
+  if (!old.list && !left.length) return;
+  const list = old.list || olderList();
+  list.append(...left);
+  log.before(list);
+  const link = el.querySelector('a[data-older]');
+  if (link && old.href) link.setAttribute('href', old.href);
+  else if (link) link.parentElement.remove();
+  if (old.focused) el.querySelector('a[data-older]')?.focus();
+}
+
+function olderList() {
+  const list = document.createElement('ol');
+  list.className = 'transcript';
+  list.dataset.olderList = '';
+  list.tabIndex = -1; // focused when the last older page came in
+  return list;
+}
+
+// loadOlder fetches the page before the oldest message shown and puts its
+// messages above. Should that fail, the link is followed as without
+// JavaScript.
+async function loadOlder(link) {
+  const section = link.closest('section'), log = section?.querySelector('ol[role=log]');
+  if (!log || link.dataset.busy) return;
+  link.dataset.busy = '1';
+  try {
+    const res = await fetch(link.getAttribute('href') + '&partial=1', {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
+    if (!res.ok) throw new Error(res.status);
+    const page = document.createElement('template');
+    page.innerHTML = await res.text();
+    const list = section.querySelector('ol[data-older-list]') || olderList();
+    list.prepend(...page.content.querySelectorAll('ol[role=log] > li[data-seq]'));
+    log.before(list);
+    const next = page.content.querySelector('a[data-older]');
+    const status = document.getElementById('older-status');
+    if (status) status.textContent = link.dataset.done;
+    if (next) {
+      link.setAttribute('href', next.getAttribute('href'));
+    } else {
+      link.parentElement.remove();
+      list.focus();
+    }
+  } catch (e) {
+    location.href = link.href;
+  } finally {
+    delete link.dataset.busy;
+  }
 }
 
 // What the inbox showed before a refresh: status per conversation.
@@ -71,6 +144,14 @@ function beep() {
 
 document.addEventListener('DOMContentLoaded', () => {
   document.querySelectorAll('[data-live]').forEach(live);
+
+  // The live region re-renders the link: listen on the document.
+  document.addEventListener('click', e => {
+    const link = e.target.closest?.('a[data-older]');
+    if (!link || e.button || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    loadOlder(link);
+  });
 
   // Opening a conversation marks it read.
   const conv = document.getElementById('conversation');
