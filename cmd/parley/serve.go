@@ -91,7 +91,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return err
 	}
 	defer closeShared()
-	kb := agent.NewKB(st.Knowledge)
+	kb := agent.NewKB(st, agent.KBOptions{})
+	defer kb.Stop() // after the server: no request waits for a build then
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;
 	// all others by the knowledge-base agent alone.

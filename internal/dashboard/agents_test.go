@@ -57,7 +57,9 @@ func newAgEnv(t *testing.T) *agEnv {
 	t.Cleanup(func() { st.Close() })
 	hub := notify.NewHub()
 	quiet := slog.New(slog.DiscardHandler)
-	c := chat.New(chat.Options{Store: st, Responder: agent.NewKB(st.Knowledge), Notifier: hub, Logger: quiet})
+	kb := agent.NewKB(st, agent.KBOptions{})
+	t.Cleanup(kb.Stop)
+	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
 	e := &agEnv{t: t, st: st, mux: http.NewServeMux()}
 	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet,
 		Invalidate: func(id string) { e.invalidated = append(e.invalidated, id) }})

@@ -81,7 +81,8 @@ func newStack(t *testing.T) *stack {
 	quiet := slog.New(slog.DiscardHandler)
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
-	kb := agent.NewKB(st.Knowledge)
+	kb := agent.NewKB(st, agent.KBOptions{})
+	t.Cleanup(kb.Stop)
 	hub := notify.NewHub()
 	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet})
 	// The server wants its dashboard; the widget tests do not use it.

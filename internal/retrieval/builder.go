@@ -18,6 +18,7 @@ import (
 type Builder struct {
 	entries  map[string]*analysedEntry // the last build's entries with an id
 	langs    map[[2]string]*langIndex  // the last build's language indexes (see Build)
+	last     *Index                    // the last build's index
 	analysed int                       // entries analysed by the last build, per rule set
 }
 
@@ -172,6 +173,11 @@ func rulesOf(lang string) string { return stemLang(scriptLatin, lang) }
 // that did not change (see Builder).
 func (b *Builder) Build(entries []domain.KnowledgeEntry) *Index {
 	b.analysed = 0
+	if b.unchanged(entries) {
+		// An agent's version also changes with its name or config: the
+		// index it has serves as it is.
+		return b.last
+	}
 	ix := &Index{entries: make([]domain.KnowledgeEntry, len(entries)), langs: make(map[string]*langIndex)}
 	next := make(map[string]*analysedEntry, len(entries))
 	analysed := make([]*analysedEntry, len(entries))
@@ -249,6 +255,71 @@ func (b *Builder) Build(entries []domain.KnowledgeEntry) *Index {
 	for l := range langs {
 		ix.langs[l] = langIndex(l)
 	}
-	b.langs = built
+	b.langs, b.last = built, ix
 	return ix
+}
+
+// unchanged reports whether entries are the last build's, in the same
+// order, with the same languages and content.
+func (b *Builder) unchanged(entries []domain.KnowledgeEntry) bool {
+	if b.last == nil || len(entries) != len(b.last.entries) {
+		return false
+	}
+	for i, e := range entries {
+		was := b.last.entries[i]
+		if e.ID == "" || e != was {
+			return false
+		}
+	}
+	return true
+}
+
+// Bytes estimates the memory the last index built and the analysed forms
+// kept for the next one take: what a cache of indexes counts against its
+// budget. It counts the slices, strings and map entries that grow with the
+// knowledge, at their sizes on a 64-bit machine.
+func (b *Builder) Bytes() int {
+	n := 0
+	for _, a := range b.entries {
+		n += 200 + len(a.question) + len(a.answer) + len(a.title) + len(a.text)
+		for _, u := range a.units {
+			n += 56 + len(u.text) // passages joined from paragraphs are copies
+		}
+		for _, forms := range a.forms {
+			for _, f := range forms {
+				n += 56 + 24*len(f.terms) + 24*len(f.words)
+			}
+		}
+	}
+	for _, li := range b.langs {
+		n += li.bytes()
+	}
+	return n
+}
+
+func (li *langIndex) bytes() int {
+	n := 400 + 4*len(li.units) + 8*len(li.headInfo) + 56*len(li.units) // one search's accumulator
+	// Per term: its map entry, stem, df, idf, posting list header and
+	// relative; per posting 12 bytes; per word its entry, id, term, count.
+	n += 100 * len(li.stems)
+	for _, s := range li.stems {
+		n += len(s)
+	}
+	for _, p := range li.postings {
+		n += 12 * len(p)
+	}
+	n += 24 * len(li.words)
+	for _, w := range li.words {
+		n += len(w)
+	}
+	for _, f := range []*fuzzy{li.wordTypos, li.stemTypos} {
+		if f == nil {
+			continue
+		}
+		n += 8 * len(f.keys)
+		for _, w := range f.words {
+			n += 24 + 4*len(w)
+		}
+	}
+	return n
 }

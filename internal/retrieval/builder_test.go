@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"parley/internal/domain"
@@ -118,6 +119,12 @@ func TestBuilderRebuildsOnlyWhatChanged(t *testing.T) {
 		analysed int
 	}{
 		{"nothing changed", func(es []domain.KnowledgeEntry) []domain.KnowledgeEntry { return es }, 0},
+		{"nothing changed but the copy", func(es []domain.KnowledgeEntry) []domain.KnowledgeEntry {
+			for i := range es {
+				es[i].Answer = strings.Clone(es[i].Answer) // as a new load from the store gives them
+			}
+			return es
+		}, 0},
 		{"one answer edited", func(es []domain.KnowledgeEntry) []domain.KnowledgeEntry {
 			es[10].Answer += " Edited."
 			return es
@@ -159,7 +166,12 @@ func TestBuilderRebuildsOnlyWhatChanged(t *testing.T) {
 				want = 1
 			}
 		}
-		sameIndex(t, s.name, b.Build(entries), refBuild(entries))
+		prev := b.last
+		got := b.Build(entries)
+		sameIndex(t, s.name, got, refBuild(entries))
+		if same := got == prev; same != strings.HasPrefix(s.name, "nothing changed") {
+			t.Errorf("%s: the last index again: %v", s.name, same)
+		}
 		if b.Analysed() != want {
 			t.Errorf("%s: analysed %d entries, want %d", s.name, b.Analysed(), want)
 		}

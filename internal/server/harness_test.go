@@ -36,6 +36,7 @@ type env struct {
 	handler http.Handler
 	chat    *chat.Service
 	reg     *metrics.Registry
+	builds  chan string // agent ids of the knowledge indexes built, for tests that wait for a rebuild
 
 	account domain.Account
 	token   string // the account's API token
@@ -80,7 +81,14 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 
 	m := NewMetrics(e.reg)
 	hub := notify.NewHub()
-	kb := agent.NewKB(st.Knowledge)
+	e.builds = make(chan string, 1000)
+	kb := agent.NewKB(st, agent.KBOptions{OnBuild: func(id string, _ int, _ time.Duration, _ error) {
+		select {
+		case e.builds <- id:
+		default: // a test that does not watch builds
+		}
+	}})
+	t.Cleanup(kb.Stop)
 	var responder agent.Responder = kb
 	if o.llm != nil {
 		backend := llm.New(*o.llm, llm.Deps{Passages: kb.Passages, History: st.Messages, Logger: slog.New(slog.DiscardHandler)})
