@@ -17,6 +17,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/dashboard"
 	"parley/internal/demo"
+	"parley/internal/domain"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/park"
@@ -91,7 +92,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return err
 	}
 	defer closeShared()
-	kb := agent.NewKB(st, agent.KBOptions{})
+	kb := agent.NewKB(st, agent.KBOptions{CacheBytes: cfg.Knowledge.CacheBytes})
 	defer kb.Stop() // after the server: no request waits for a build then
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;
@@ -108,7 +109,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	resolver := clientip.New(cfg.TrustedProxies)
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
-		BaseURL: cfg.BaseURL, Logger: log,
+		BaseURL: cfg.BaseURL, Logger: log, Bounds: bounds(cfg),
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 	})
 	if err != nil {
@@ -119,7 +120,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ParkOn(lot),
-		Manage:    manageapi.New(st, chatSvc, kb),
+		Manage:    manageapi.New(st, chatSvc, kb, bounds(cfg)),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,
@@ -170,6 +171,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return err
 	}
 	return nil
+}
+
+// bounds are the instance's limits on what accounts hold.
+func bounds(cfg config.Config) domain.Bounds {
+	return domain.Bounds{
+		Knowledge: domain.KnowledgeLimits{MaxItems: cfg.Knowledge.MaxItems, MaxChars: cfg.Knowledge.MaxChars},
+		MaxAgents: cfg.Knowledge.MaxAgents,
+	}
 }
 
 // seedDemo creates the demo account on an empty database and prints how to

@@ -140,7 +140,7 @@ func editAnswer(t *testing.T, st *gatedStore, a domain.Agent, answer string) dom
 	}
 	e := entries[0]
 	e.Answer = answer
-	if _, err := st.UpdateKnowledge(ctx, a.AccountID, a.ID, e); err != nil {
+	if _, err := st.UpdateKnowledge(ctx, a.AccountID, a.ID, e, domain.KnowledgeLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	if a, err = st.Agent(ctx, a.AccountID, a.ID); err != nil {
@@ -202,7 +202,7 @@ func TestKBRebuildAnalysesOnlyTheEditedEntry(t *testing.T) {
 	stored, _ := st.Store.Knowledge(context.Background(), a.ID)
 	e := stored[7]
 	e.Answer += " Gift wrapping is free."
-	if _, err := st.UpdateKnowledge(context.Background(), a.AccountID, a.ID, e); err != nil {
+	if _, err := st.UpdateKnowledge(context.Background(), a.AccountID, a.ID, e, domain.KnowledgeLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	kb.Invalidate(a.ID)

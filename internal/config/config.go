@@ -31,6 +31,16 @@ type Config struct {
 	AITimeout      time.Duration
 	LLM            LLM
 	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
+	Knowledge      Knowledge
+}
+
+// Knowledge bounds what accounts keep and how much memory the agents'
+// indexes may take (docs/agent.md, "Limits of the knowledge").
+type Knowledge struct {
+	MaxItems   int // items per agent
+	MaxChars   int // characters per agent, all items together
+	MaxAgents  int // agents per account
+	CacheBytes int // memory for the knowledge indexes of all agents
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -72,6 +82,10 @@ var settings = []setting{
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
+	{"knowledge-max-items", "PARLEY_KNOWLEDGE_MAX_ITEMS", "2000", "most knowledge items an agent may have"},
+	{"knowledge-max-chars", "PARLEY_KNOWLEDGE_MAX_CHARS", "1000000", "most characters an agent's knowledge may hold, all items together"},
+	{"max-agents-per-account", "PARLEY_MAX_AGENTS_PER_ACCOUNT", "50", "most agents an account may have"},
+	{"knowledge-cache-mb", "PARLEY_KNOWLEDGE_CACHE_MB", "256", "memory for the agents' knowledge indexes, in MB (least recently used go first)"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -117,6 +131,18 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
 		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))
 	}
+	for _, n := range []struct {
+		flag string
+		dst  *int
+	}{
+		{"knowledge-max-items", &c.Knowledge.MaxItems}, {"knowledge-max-chars", &c.Knowledge.MaxChars},
+		{"max-agents-per-account", &c.Knowledge.MaxAgents}, {"knowledge-cache-mb", &c.Knowledge.CacheBytes},
+	} {
+		if *n.dst, err = strconv.Atoi(get(n.flag)); err != nil || *n.dst < 1 {
+			errs = append(errs, fmt.Errorf("%s %q: want a whole number ≥ 1", n.flag, get(n.flag)))
+		}
+	}
+	c.Knowledge.CacheBytes <<= 20
 	if c.AITimeout, err = time.ParseDuration(get("ai-timeout")); err != nil || c.AITimeout <= 0 {
 		errs = append(errs, fmt.Errorf("AI timeout %q: want a positive Go duration such as 30s", get("ai-timeout")))
 	}

@@ -92,7 +92,7 @@ func newStack(t *testing.T) *stack {
 	}
 	t.Cleanup(dash.Stop)
 	h := server.New(server.Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb, domain.Bounds{}),
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
 	})
 	// No rate limiter: a test session makes more requests than a visitor.

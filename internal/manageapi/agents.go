@@ -104,7 +104,8 @@ func (a *API) CreateAgent(w http.ResponseWriter, r *http.Request) {
 	if in.Config != nil {
 		in.Config = keepAPIKey(in.Config, nil) // drops a stray api_key_set or empty api_key
 	}
-	na := store.NewAgent{AccountID: acc.ID, ChatbotName: *in.ChatbotName, Config: in.Config, Key: secret.WidgetKey()}
+	na := store.NewAgent{AccountID: acc.ID, ChatbotName: *in.ChatbotName, Config: in.Config, Key: secret.WidgetKey(),
+		KnowledgeLimits: a.bounds.Knowledge, MaxAgents: a.bounds.MaxAgents}
 	if in.Knowledge != nil {
 		na.Knowledge = *in.Knowledge
 	}
@@ -163,7 +164,7 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		in.Config = keepAPIKey(in.Config, prev.Config)
 	}
 	ag, err := a.store.UpdateAgent(r.Context(), account(r).ID, r.PathValue("id"), store.AgentPatch{
-		ChatbotName: in.ChatbotName, Config: in.Config, Knowledge: in.Knowledge,
+		ChatbotName: in.ChatbotName, Config: in.Config, Knowledge: in.Knowledge, KnowledgeLimits: a.bounds.Knowledge,
 	})
 	if err != nil {
 		httpx.Error(w, r, err)

@@ -6,6 +6,7 @@ package manageapi
 
 import (
 	"parley/internal/chat"
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -17,8 +18,9 @@ type API struct {
 	store       store.Store
 	chat        *chat.Service
 	invalidator KnowledgeInvalidator
+	bounds      domain.Bounds // knowledge per agent, agents per account
 }
 
-func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator) *API {
-	return &API{store: s, chat: c, invalidator: inv}
+func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator, b domain.Bounds) *API {
+	return &API{store: s, chat: c, invalidator: inv, bounds: b}
 }

@@ -52,6 +52,7 @@ type envOptions struct {
 	aiTimeout time.Duration    // 0: the default
 	clock     func() time.Time // nil: time.Now
 	llm       *llm.Config      // set: agents with an LLM are answered by it
+	bounds    domain.Bounds    // knowledge per agent, agents per account; zero: none
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -109,13 +110,13 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet, Bounds: o.bounds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat), Manage: manageapi.New(st, e.chat, kb, o.bounds),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 	})
 	return e
