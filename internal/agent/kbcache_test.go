@@ -27,7 +27,7 @@ type gatedStore struct {
 	gate chan struct{} // nil: reads return at once
 }
 
-func newGatedStore(t *testing.T) *gatedStore {
+func newGatedStore(t testing.TB) *gatedStore {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"))
 	if err != nil {
@@ -75,7 +75,7 @@ func closedStore(t *testing.T) *gatedStore {
 }
 
 // seedAgent creates an account with an agent that knows entries.
-func seedAgent(t *testing.T, st *gatedStore, entries ...domain.KnowledgeEntry) domain.Agent {
+func seedAgent(t testing.TB, st *gatedStore, entries ...domain.KnowledgeEntry) domain.Agent {
 	t.Helper()
 	ctx := context.Background()
 	acc, err := st.CreateAccount(ctx, store.NewAccount{Email: secret.AgentID() + "@example.test", Name: "Owner", PasswordHash: "x"})

@@ -62,3 +62,32 @@ func TestTypoTableBound(t *testing.T) {
 		}
 	}
 }
+
+// sortKeys orders keys by their hash as a full sort does; keys of one hash
+// may come in any order.
+func TestSortKeys(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 5, 1023, 5000} {
+		keys := make([]uint64, n)
+		x := uint64(88172645463325252)
+		for i := range keys {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			keys[i] = x
+			if i%7 == 0 && i > 0 {
+				keys[i] = keys[i-1]>>idBits<<idBits | x&(1<<idBits-1) // the same hash as the one before
+			}
+		}
+		want := slices.Sorted(slices.Values(keys))
+		sortKeys(keys)
+		for i := 1; i < n; i++ {
+			if keys[i-1]>>idBits > keys[i]>>idBits {
+				t.Fatalf("n=%d: key %d is out of order", n, i)
+			}
+		}
+		if !slices.Equal(slices.Sorted(slices.Values(keys)), want) {
+			t.Fatalf("n=%d: keys lost or changed", n)
+		}
+	}
+}
