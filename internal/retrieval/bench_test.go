@@ -63,15 +63,21 @@ func loop(b *testing.B, op func(i int)) {
 // seconds.
 func BenchmarkRebuild100Documents(b *testing.B) {
 	docs := retrievaltest.Documents(100, 200_000, "en", 1)
-	text := docs[42].Text
-	edit := func(i int) { docs[42].Text = text + fmt.Sprintf("\n\nEdited paragraph number %d.", i) }
+	text, edits := docs[42].Text, 0
+	edit := func() { edits++; docs[42].Text = text + fmt.Sprintf("\n\nEdited paragraph number %d.", edits) }
 	b.Run("before=full build", func(b *testing.B) {
-		loop(b, func(i int) { edit(i); refBuild(docs) })
+		loop(b, func(int) { edit(); refBuild(docs) })
 	})
 	b.Run("after=rebuild", func(b *testing.B) {
 		bl := NewBuilder()
 		bl.Build(docs)
-		loop(b, func(i int) { edit(i); bl.Build(docs) })
+		loop(b, func(int) {
+			edit()
+			bl.Build(docs)
+			if bl.Analysed() != 1 {
+				b.Fatalf("analysed %d entries, want the edited one", bl.Analysed())
+			}
+		})
 		b.ReportMetric(float64(bl.Bytes())/(1<<20), "index-MB")
 	})
 }
