@@ -92,7 +92,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return err
 	}
 	defer closeShared()
-	kb := agent.NewKB(st, agent.KBOptions{CacheBytes: cfg.Knowledge.CacheBytes})
+	kb := agent.NewKB(st, agent.KBOptions{CacheBytes: cfg.Knowledge.CacheBytes, OnBuild: agent.LogBuilds(log)})
 	defer kb.Stop() // after the server: no request waits for a build then
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"log/slog"
 	"runtime"
 	"sync"
 	"time"
@@ -368,4 +369,18 @@ func (c *kbCache) init(src Source, o KBOptions) {
 	c.src, c.builders, c.cacheBytes, c.onBuild = src, o.Builders, o.CacheBytes, o.OnBuild
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.agents, c.lru = make(map[string]*kbAgent), list.New()
+}
+
+// LogBuilds is an OnBuild that logs failed builds (a warning: messages for
+// an agent without an index get errors, others stale answers, until a
+// build succeeds) and slow ones (over a second, at info).
+func LogBuilds(log *slog.Logger) func(agentID string, analysed int, took time.Duration, err error) {
+	return func(agentID string, analysed int, took time.Duration, err error) {
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			log.Warn("knowledge index build failed", "agent", agentID, "took", took, "err", err)
+		case err == nil && took > time.Second:
+			log.Info("slow knowledge index build", "agent", agentID, "analysed", analysed, "took", took)
+		}
+	}
 }

@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -374,5 +377,26 @@ func TestKBLoadError(t *testing.T) {
 	kb := newTestKB(t, closedStore(t), KBOptions{})
 	if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "x"}, Text: "hi"}); err == nil {
 		t.Fatal("answered from a knowledge base it could not read")
+	}
+}
+
+// Failed builds are logged as warnings, slow ones at info; a build
+// cancelled by Stop and a quick one are not logged.
+func TestLogBuilds(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := LogBuilds(slog.New(slog.NewTextHandler(&buf, nil)))
+	log("ag_quick", 3, time.Millisecond, nil)
+	log("ag_stopped", 0, time.Millisecond, context.Canceled)
+	log("ag_failed", 0, time.Millisecond, errors.New("database is closed"))
+	log("ag_slow", 7, 2*time.Second, nil)
+	out := buf.String()
+	for _, want := range []string{"level=WARN msg=\"knowledge index build failed\" agent=ag_failed", "level=INFO msg=\"slow knowledge index build\" agent=ag_slow analysed=7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ag_quick") || strings.Contains(out, "ag_stopped") {
+		t.Errorf("logged what it should not:\n%s", out)
 	}
 }
