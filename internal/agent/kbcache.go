@@ -4,33 +4,12 @@ import (
 	"container/list"
 	"context"
 	"errors"
-	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 
 	"parley/internal/domain"
 	"parley/internal/retrieval"
 )
-
-// Source is where the knowledge-base agent reads an agent's knowledge and
-// the version it is at (UpdatedAt): the store.
-type Source interface {
-	Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error)
-	Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error)
-}
-
-// StaticKnowledge is a Source that gives every agent the same entries, which
-// never change: for tools and tests that answer from a fixed knowledge base.
-type StaticKnowledge []domain.KnowledgeEntry
-
-func (s StaticKnowledge) Agent(_ context.Context, accountID, agentID string) (domain.Agent, error) {
-	return domain.Agent{ID: agentID, AccountID: accountID}, nil
-}
-
-func (s StaticKnowledge) Knowledge(context.Context, string) ([]domain.KnowledgeEntry, error) {
-	return s, nil
-}
 
 // KBOptions tune the knowledge-base agent's index cache. The zero value
 // gives the defaults.
@@ -303,43 +282,6 @@ func (kb *KB) Stop() {
 	kb.wg.Wait()
 }
 
-// buildQueue takes accounts in turn, so one account's many agents cannot
-// keep another's waiting for more than one build.
-type buildQueue struct {
-	accounts []string
-	agents   map[string][]*kbAgent // by account, oldest first
-}
-
-func (q *buildQueue) push(ag *kbAgent) {
-	if q.agents == nil {
-		q.agents = make(map[string][]*kbAgent)
-	}
-	if len(q.agents[ag.accountID]) == 0 {
-		q.accounts = append(q.accounts, ag.accountID)
-	}
-	q.agents[ag.accountID] = append(q.agents[ag.accountID], ag)
-}
-
-func (q *buildQueue) pop() *kbAgent {
-	if len(q.accounts) == 0 {
-		return nil
-	}
-	acc := q.accounts[0]
-	q.accounts = q.accounts[1:]
-	ags := q.agents[acc]
-	ag := ags[0]
-	if len(ags) == 1 {
-		delete(q.agents, acc)
-	} else {
-		q.agents[acc] = ags[1:]
-		q.accounts = append(q.accounts, acc) // its next agent waits its turn
-	}
-	return ag
-}
-
-// defaultBuilders is half the CPUs, at least one.
-func defaultBuilders() int { return max(1, runtime.GOMAXPROCS(0)/2) }
-
 // kbCache is the KB's index cache and its builders.
 type kbCache struct {
 	src        Source
@@ -369,18 +311,4 @@ func (c *kbCache) init(src Source, o KBOptions) {
 	c.src, c.builders, c.cacheBytes, c.onBuild = src, o.Builders, o.CacheBytes, o.OnBuild
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.agents, c.lru = make(map[string]*kbAgent), list.New()
-}
-
-// LogBuilds is an OnBuild that logs failed builds (a warning: messages for
-// an agent without an index get errors, others stale answers, until a
-// build succeeds) and slow ones (over a second, at info).
-func LogBuilds(log *slog.Logger) func(agentID string, analysed int, took time.Duration, err error) {
-	return func(agentID string, analysed int, took time.Duration, err error) {
-		switch {
-		case err != nil && !errors.Is(err, context.Canceled):
-			log.Warn("knowledge index build failed", "agent", agentID, "took", took, "err", err)
-		case err == nil && took > time.Second:
-			log.Info("slow knowledge index build", "agent", agentID, "analysed", analysed, "took", took)
-		}
-	}
 }
