@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"parley/internal/clientip"
+	"parley/internal/domain"
 )
 
 // Config is everything `parley serve` needs.
@@ -82,9 +83,9 @@ var settings = []setting{
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
-	{"knowledge-max-items", "PARLEY_KNOWLEDGE_MAX_ITEMS", "2000", "most knowledge items an agent may have"},
-	{"knowledge-max-chars", "PARLEY_KNOWLEDGE_MAX_CHARS", "1000000", "most characters an agent's knowledge may hold, all items together"},
-	{"max-agents-per-account", "PARLEY_MAX_AGENTS_PER_ACCOUNT", "50", "most agents an account may have"},
+	{"knowledge-max-items", "PARLEY_KNOWLEDGE_MAX_ITEMS", strconv.Itoa(domain.DefaultKnowledgeMaxItems), "most knowledge items an agent may have"},
+	{"knowledge-max-chars", "PARLEY_KNOWLEDGE_MAX_CHARS", strconv.Itoa(domain.DefaultKnowledgeMaxChars), "most characters an agent's knowledge may hold, all items together"},
+	{"max-agents-per-account", "PARLEY_MAX_AGENTS_PER_ACCOUNT", strconv.Itoa(domain.DefaultMaxAgentsPerAccount), "most agents an account may have"},
 	{"knowledge-cache-mb", "PARLEY_KNOWLEDGE_CACHE_MB", "256", "memory for the agents' knowledge indexes, in MB (least recently used go first)"},
 }
 
