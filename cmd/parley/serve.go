@@ -118,7 +118,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 	defer closeLimits()
 	surges := surge.New(st, surge.Options{Logger: log, Registry: reg})
-	kb := agent.NewKB(st.Knowledge)
+	kb := agent.NewKB(st, agent.KBOptions{CacheBytes: cfg.Knowledge.CacheBytes, OnBuild: agent.LogBuilds(log)})
+	defer kb.Stop() // after the server: no request waits for a build then
 	// URLs tenants supply go through the outbound guard; the instance's
 	// own (PARLEY_LLM_BASE_URL) does not.
 	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
@@ -138,7 +139,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	resolver := clientip.New(cfg.TrustedProxies)
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
-		BaseURL: cfg.BaseURL, Logger: log, CheckAgentConfig: llmBackend.CheckAgentConfig,
+		BaseURL: cfg.BaseURL, Logger: log, CheckAgentConfig: llmBackend.CheckAgentConfig, Bounds: bounds(cfg),
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits,
 	})
@@ -150,7 +151,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ParkOn(lot).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, kb).CheckConfigs(llmBackend.CheckAgentConfig),
+		Manage:    manageapi.New(st, chatSvc, kb, bounds(cfg)).CheckConfigs(llmBackend.CheckAgentConfig),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,
@@ -207,6 +208,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return err
 	}
 	return nil
+}
+
+// bounds are the instance's limits on what accounts hold.
+func bounds(cfg config.Config) domain.Bounds {
+	return domain.Bounds{
+		Knowledge: domain.KnowledgeLimits{MaxItems: cfg.Knowledge.MaxItems, MaxChars: cfg.Knowledge.MaxChars},
+		MaxAgents: cfg.Knowledge.MaxAgents,
+	}
 }
 
 // seedDemo creates the demo account on an empty database and prints how to

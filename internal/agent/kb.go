@@ -2,49 +2,25 @@ package agent
 
 import (
 	"context"
-	"errors"
-	"sync"
-	"time"
 
 	"parley/internal/domain"
 	"parley/internal/retrieval"
 )
 
-// KnowledgeLoader reads an agent's knowledge entries (the store does).
-type KnowledgeLoader func(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error)
-
 // KB is the built-in knowledge-base agent: it answers with the stored answer
 // (or document passage) that best matches the visitor's text, offers related
 // questions as quick replies, and admits that it does not know when nothing
 // matches well enough. It needs no network and no model. Indexes are built
-// once per agent version and kept in memory, not rebuilt per request.
-type KB struct {
-	load KnowledgeLoader
-
-	mu       sync.Mutex
-	indexes  map[string]*kbIndex // by agent id
-	building map[string]*kbBuild // by agent id: builds in progress
-}
-
-// kbIndex is an agent's index and the agent version it was built for.
-type kbIndex struct {
-	version time.Time
-	ix      *retrieval.Index
-}
-
-// kbBuild is an index build that concurrent requests for the same agent
-// version wait for instead of each loading and building their own.
-type kbBuild struct {
-	version time.Time
-	done    chan struct{} // closed when ix or err is set
-	ix      *retrieval.Index
-	err     error
-}
+// in the background, once per agent version, and kept in memory within a
+// bound (kbcache.go).
+type KB struct{ kbCache }
 
 // NewKB returns a knowledge-base agent that reads each agent's knowledge
-// with load when it first needs it and after every change.
-func NewKB(load KnowledgeLoader) *KB {
-	return &KB{load: load, indexes: make(map[string]*kbIndex), building: make(map[string]*kbBuild)}
+// from src. Call Stop when done with it.
+func NewKB(src Source, o KBOptions) *KB {
+	kb := &KB{}
+	kb.init(src, o)
+	return kb
 }
 
 // When to answer. retrieval.Hit.Confidence is the share of the visitor's
@@ -149,77 +125,6 @@ func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k
 		}
 	}
 	return out, nil
-}
-
-// Invalidate drops an agent's cached index; the next answer rebuilds it.
-// A build in progress is not stored when it ends.
-func (kb *KB) Invalidate(agentID string) {
-	kb.mu.Lock()
-	delete(kb.indexes, agentID)
-	delete(kb.building, agentID)
-	kb.mu.Unlock()
-}
-
-// index returns the agent's index, building it when the cached one is
-// missing or for another version. UpdatedAt changes with every edit of the
-// agent, also one made by another instance, so a stale index is never used
-// for long. Requests that arrive while a build for the same version is in
-// progress wait for it: a burst of messages after an edit builds once.
-func (kb *KB) index(ctx context.Context, a domain.Agent) (*retrieval.Index, error) {
-	for {
-		kb.mu.Lock()
-		if c := kb.indexes[a.ID]; c != nil && c.version.Equal(a.UpdatedAt) {
-			kb.mu.Unlock()
-			return c.ix, nil
-		}
-		b := kb.building[a.ID]
-		if b == nil || !b.version.Equal(a.UpdatedAt) {
-			b = &kbBuild{version: a.UpdatedAt, done: make(chan struct{})}
-			kb.building[a.ID] = b
-			kb.mu.Unlock()
-			kb.build(ctx, a.ID, b)
-			return b.ix, b.err
-		}
-		kb.mu.Unlock()
-		select {
-		case <-b.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		// The request that built gave up (its own deadline, not ours):
-		// build again rather than fail a request that still has time.
-		if isContextError(b.err) && ctx.Err() == nil {
-			continue
-		}
-		return b.ix, b.err
-	}
-}
-
-var errBuildFailed = errors.New("agent: building the knowledge index failed")
-
-// build loads and indexes the agent's knowledge into b, and caches the
-// index unless the agent was invalidated meanwhile.
-func (kb *KB) build(ctx context.Context, agentID string, b *kbBuild) {
-	defer close(b.done)
-	b.err = errBuildFailed // stays if Build panics, so waiters do not get a nil index
-	entries, err := kb.load(ctx, agentID)
-	if err != nil {
-		b.err = err
-	} else {
-		b.ix, b.err = retrieval.Build(entries), nil
-	}
-	kb.mu.Lock()
-	if kb.building[agentID] == b {
-		delete(kb.building, agentID)
-		if b.err == nil {
-			kb.indexes[agentID] = &kbIndex{version: b.version, ix: b.ix}
-		}
-	}
-	kb.mu.Unlock()
-}
-
-func isContextError(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 type phraseSet struct{ dontKnow, human string }

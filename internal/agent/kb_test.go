@@ -3,13 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"parley/internal/domain"
 	"parley/internal/retrieval/retrievaltest"
@@ -22,8 +18,10 @@ var kbEntries = []domain.KnowledgeEntry{
 	{Question: "Сколько стоит доставка?", Answer: "Доставка бесплатна от 50 евро.", Lang: "ru"},
 }
 
-func staticKB(entries []domain.KnowledgeEntry) *KB {
-	return NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return entries, nil })
+func staticKB(tb testing.TB, entries []domain.KnowledgeEntry) *KB {
+	kb := NewKB(StaticKnowledge(entries), KBOptions{})
+	tb.Cleanup(kb.Stop)
+	return kb
 }
 
 func respond(t *testing.T, kb *KB, text, lang string) Reply {
@@ -36,7 +34,7 @@ func respond(t *testing.T, kb *KB, text, lang string) Reply {
 }
 
 func TestKBAnswers(t *testing.T) {
-	kb := staticKB(kbEntries)
+	kb := staticKB(t, kbEntries)
 	tests := []struct {
 		text, lang, want string
 		unanswered       bool
@@ -58,7 +56,7 @@ func TestKBAnswers(t *testing.T) {
 }
 
 func TestKBDontKnow(t *testing.T) {
-	kb := staticKB(kbEntries)
+	kb := staticKB(t, kbEntries)
 	tests := []struct{ lang, text, human string }{
 		{"en", "what is the weather on Mars", "Talk to a human"},
 		{"ro", "ce vreme va fi mâine pe Marte", "Vorbește cu un om"},
@@ -81,7 +79,7 @@ func TestKBRelatedQuestions(t *testing.T) {
 		{Question: "What are your opening hours?", Answer: "9 to 17, Monday to Friday.", Lang: "en"},
 		{Question: "Cât durează livrarea prin shipping express?", Answer: "O zi.", Lang: "ro"},
 	}
-	kb := staticKB(entries)
+	kb := staticKB(t, entries)
 	r := respond(t, kb, "shipping", "en")
 	if r.Unanswered || len(r.Options) != 2 {
 		t.Fatalf("reply %+v, want an answer and the two other shipping questions", r)
@@ -103,7 +101,7 @@ func TestKBDocuments(t *testing.T) {
 	doc := domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "Help", Lang: "en", Text: "# Returns\n\n" +
 		"Send the product back within 30 days in its original packaging; we refund you within a week.\n\n" +
 		"# Warranty\n\nAppliances have a two-year warranty. For a claim, email a photo of the defect."}
-	kb := staticKB(append([]domain.KnowledgeEntry{doc}, kbEntries...))
+	kb := staticKB(t, append([]domain.KnowledgeEntry{doc}, kbEntries...))
 	r := respond(t, kb, "how do I make a warranty claim?", "en")
 	if r.Text != "Appliances have a two-year warranty. For a claim, email a photo of the defect." || r.Unanswered {
 		t.Errorf("got %+v, want the warranty passage", r)
@@ -112,7 +110,7 @@ func TestKBDocuments(t *testing.T) {
 
 func TestKBPassages(t *testing.T) {
 	doc := domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "Help", Text: "# Warranty\n\nAppliances have a two-year warranty."}
-	kb := staticKB(append([]domain.KnowledgeEntry{doc}, kbEntries...))
+	kb := staticKB(t, append([]domain.KnowledgeEntry{doc}, kbEntries...))
 	a := domain.Agent{ID: "ag_1"}
 	tests := []struct {
 		text, lang string
@@ -133,136 +131,9 @@ func TestKBPassages(t *testing.T) {
 			t.Errorf("Passages(%q, %s, %d) = %q, want %q", tt.text, tt.lang, tt.k, got, tt.want)
 		}
 	}
-	boom := errors.New("db down")
-	failing := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return nil, boom })
-	if _, err := failing.Passages(context.Background(), a, "x", "en", 3); !errors.Is(err, boom) {
-		t.Errorf("Passages err = %v, want the load error", err)
-	}
-}
-
-func TestKBCachesPerAgentVersion(t *testing.T) {
-	loads := 0
-	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { loads++; return kbEntries, nil })
-	v1 := domain.Agent{ID: "ag_1", UpdatedAt: time.Unix(1, 0)}
-	ask := func(a domain.Agent) {
-		t.Helper()
-		if _, err := kb.Respond(context.Background(), Request{Agent: a, Text: "hours", Lang: "en"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 3 {
-		ask(v1)
-	}
-	if loads != 1 {
-		t.Fatalf("loaded %d times for one version, want 1", loads)
-	}
-	v2 := v1
-	v2.UpdatedAt = time.Unix(2, 0)
-	ask(v2)
-	kb.Invalidate("ag_1")
-	ask(v2)
-	if loads != 3 {
-		t.Fatalf("loads = %d after a new version and an invalidation, want 3", loads)
-	}
-}
-
-// blockingLoader counts loads and holds each until release is closed.
-type blockingLoader struct {
-	loads   atomic.Int32
-	started chan struct{} // gets a value when a load starts
-	release chan struct{}
-}
-
-func newBlockingLoader() *blockingLoader {
-	return &blockingLoader{started: make(chan struct{}, 100), release: make(chan struct{})}
-}
-
-func (l *blockingLoader) load(ctx context.Context, _ string) ([]domain.KnowledgeEntry, error) {
-	l.loads.Add(1)
-	l.started <- struct{}{}
-	select {
-	case <-l.release:
-		return kbEntries, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func TestKBBuildsOnceForConcurrentRequests(t *testing.T) {
-	l := newBlockingLoader()
-	kb := NewKB(l.load)
-	var wg sync.WaitGroup
-	for range 10 {
-		wg.Go(func() {
-			if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: "shipping", Lang: "en"}); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	<-l.started
-	// However many requests got to wait before the release, one load serves
-	// them all: the rest find the build in progress or its result.
-	close(l.release)
-	wg.Wait()
-	if n := l.loads.Load(); n != 1 {
-		t.Fatalf("%d loads for one burst, want 1", n)
-	}
-}
-
-func TestKBWaiterBuildsWhenBuilderGivesUp(t *testing.T) {
-	l := newBlockingLoader()
-	kb := NewKB(l.load)
-	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan error)
-	go func() {
-		_, err := kb.Respond(ctx, Request{Agent: domain.Agent{ID: "ag_1"}, Text: "hours", Lang: "en"})
-		first <- err
-	}()
-	<-l.started
-	second := make(chan Reply)
-	go func() {
-		r, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: "shipping cost", Lang: "en"})
-		if err != nil {
-			t.Error(err)
-		}
-		second <- r
-	}()
-	cancel() // the first request's deadline passes while it builds
-	if err := <-first; !errors.Is(err, context.Canceled) {
-		t.Fatalf("first request: %v, want its own context's error", err)
-	}
-	<-l.started // the second request builds again instead of failing
-	close(l.release)
-	if r := <-second; r.Text != kbEntries[1].Answer {
-		t.Fatalf("second request: %+v", r)
-	}
-}
-
-func TestKBInvalidateDuringBuild(t *testing.T) {
-	l := newBlockingLoader()
-	kb := NewKB(l.load)
-	done := make(chan error)
-	go func() {
-		_, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "ag_1"}, Text: "hours", Lang: "en"})
-		done <- err
-	}()
-	<-l.started
-	kb.Invalidate("ag_1") // the knowledge changed while the old one loads
-	close(l.release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	respond(t, kb, "hours", "en")
-	if n := l.loads.Load(); n != 2 {
-		t.Fatalf("%d loads, want 2: a build overtaken by an edit must not be cached", n)
-	}
-}
-
-func TestKBLoadError(t *testing.T) {
-	boom := errors.New("db down")
-	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return nil, boom })
-	if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "x"}, Text: "hi"}); !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want the load error", err)
+	failing := newTestKB(t, closedStore(t), KBOptions{})
+	if _, err := failing.Passages(context.Background(), a, "x", "en", 3); err == nil {
+		t.Error("Passages answered from a knowledge base it could not read")
 	}
 }
 
@@ -271,7 +142,7 @@ func TestKBLoadError(t *testing.T) {
 func BenchmarkRespond1000(b *testing.B) {
 	entries := retrievaltest.Entries(1000, 1)
 	queries := retrievaltest.Queries(entries, 512, 1)
-	kb := staticKB(entries)
+	kb := staticKB(b, entries)
 	a := domain.Agent{ID: "ag_1"}
 	if _, err := kb.Respond(context.Background(), Request{Agent: a, Text: "warm up", Lang: "en"}); err != nil {
 		b.Fatal(err)

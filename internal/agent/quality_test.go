@@ -178,7 +178,7 @@ func (s *langScore) rejection() float64 { return float64(s.rejected) / float64(m
 // It logs each miss and a table.
 func evaluate(t *testing.T, d qualityData, entries []domain.KnowledgeEntry, questions []question, offTopic []struct{ Lang, Text string }) map[string]*langScore {
 	t.Helper()
-	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return entries, nil })
+	kb := staticKB(t, entries)
 	ask := func(text, lang string) Reply {
 		r, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "shop"}, Text: text, Lang: lang})
 		if err != nil {

@@ -30,7 +30,7 @@ func TestRouter(t *testing.T) {
 // that serves it is instant: the knowledge base yes, an LLM no.
 func TestRouterInstant(t *testing.T) {
 	llm := fixed{"llm", func(a domain.Agent) bool { return a.ID == "with-llm" }}
-	kb := NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return nil, nil })
+	kb := staticKB(t, nil)
 	r := Router{Backends: []Backend{llm}, Default: kb}
 	if IsInstant(r, domain.Agent{ID: "with-llm"}) {
 		t.Error("an agent answered by an LLM is instant")

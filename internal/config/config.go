@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"parley/internal/clientip"
+	"parley/internal/domain"
 )
 
 // Config is everything `parley serve` needs.
@@ -44,6 +45,16 @@ type Config struct {
 	// MaxMessagesPerConversation caps one conversation's messages; past it
 	// chat answers 403 and the widget starts a new conversation.
 	MaxMessagesPerConversation int
+	Knowledge                  Knowledge
+}
+
+// Knowledge bounds what accounts keep and how much memory the agents'
+// indexes may take (docs/agent.md, "Limits of the knowledge").
+type Knowledge struct {
+	MaxItems   int // items per agent
+	MaxChars   int // characters per agent, all items together
+	MaxAgents  int // agents per account
+	CacheBytes int // memory for the knowledge indexes of all agents
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -92,6 +103,10 @@ var settings = []setting{
 	{"conversations-per-visitor-per-hour", "PARLEY_CONVERSATIONS_PER_VISITOR_PER_HOUR", "10", "new conversations one visitor id may start with an agent per hour, for agents whose config sets no limit (0: off)"},
 	{"metrics-addr", "PARLEY_METRICS_ADDR", "", "address (10.0.0.5:9090) with a listener of its own for /metrics (default: /metrics on --addr, to loopback clients only)"},
 	{"max-messages-per-conversation", "PARLEY_MAX_MESSAGES_PER_CONVERSATION", "1000", "messages one conversation may hold; past it chat answers 403 and the widget starts a new conversation"},
+	{"knowledge-max-items", "PARLEY_KNOWLEDGE_MAX_ITEMS", strconv.Itoa(domain.DefaultKnowledgeMaxItems), "most knowledge items an agent may have"},
+	{"knowledge-max-chars", "PARLEY_KNOWLEDGE_MAX_CHARS", strconv.Itoa(domain.DefaultKnowledgeMaxChars), "most characters an agent's knowledge may hold, all items together"},
+	{"max-agents-per-account", "PARLEY_MAX_AGENTS_PER_ACCOUNT", strconv.Itoa(domain.DefaultMaxAgentsPerAccount), "most agents an account may have"},
+	{"knowledge-cache-mb", "PARLEY_KNOWLEDGE_CACHE_MB", "256", "memory for the agents' knowledge indexes, in MB (least recently used go first)"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -149,6 +164,18 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	if c.MaxMessagesPerConversation, err = strconv.Atoi(get("max-messages-per-conversation")); err != nil || c.MaxMessagesPerConversation < 1 {
 		errs = append(errs, fmt.Errorf("max messages per conversation %q: want a whole number ≥ 1", get("max-messages-per-conversation")))
 	}
+	for _, n := range []struct {
+		flag string
+		dst  *int
+	}{
+		{"knowledge-max-items", &c.Knowledge.MaxItems}, {"knowledge-max-chars", &c.Knowledge.MaxChars},
+		{"max-agents-per-account", &c.Knowledge.MaxAgents}, {"knowledge-cache-mb", &c.Knowledge.CacheBytes},
+	} {
+		if *n.dst, err = strconv.Atoi(get(n.flag)); err != nil || *n.dst < 1 {
+			errs = append(errs, fmt.Errorf("%s %q: want a whole number ≥ 1", n.flag, get(n.flag)))
+		}
+	}
+	c.Knowledge.CacheBytes <<= 20
 	if c.AITimeout, err = time.ParseDuration(get("ai-timeout")); err != nil || c.AITimeout <= 0 {
 		errs = append(errs, fmt.Errorf("AI timeout %q: want a positive Go duration such as 30s", get("ai-timeout")))
 	}

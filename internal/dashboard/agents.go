@@ -212,7 +212,11 @@ func (d *Dashboard) CreateAgent(w http.ResponseWriter, r *http.Request) {
 		d.showAgents(w, r, http.StatusBadRequest, agentsData{Name: name}, "agent.name.invalid")
 		return
 	}
-	ag, err := d.Store.CreateAgent(r.Context(), store.NewAgent{AccountID: user(r).AccountID, ChatbotName: n, Key: secret.WidgetKey()})
+	ag, err := d.Store.CreateAgent(r.Context(), store.NewAgent{AccountID: user(r).AccountID, ChatbotName: n, Key: secret.WidgetKey(), MaxAgents: d.Bounds.MaxAgents})
+	if key := limitKey(err); key != "" {
+		d.showAgents(w, r, http.StatusForbidden, agentsData{Name: name}, key)
+		return
+	}
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -242,6 +246,7 @@ type agentData struct {
 	Knowledge []domain.KnowledgeEntry // with a failed edit's draft in place
 	EditID    string                  // the item whose edit form failed
 	QA, Doc   domain.KnowledgeEntry   // the add forms
+	Usage     *kbUsage                // the knowledge against its bounds
 
 	Refused *refusedEndpoint // the LLM endpoint the settings form named leads to a refused address
 
@@ -275,6 +280,7 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 		d.fail(w, r, err)
 		return
 	}
+	data.Usage = usageOf(data.Knowledge, d.Bounds.Knowledge, language(r))
 	if data.edit != nil {
 		for i, e := range data.Knowledge {
 			if e.ID == data.edit.ID {
@@ -688,7 +694,10 @@ func (d *Dashboard) AddKnowledge(w http.ResponseWriter, r *http.Request) {
 		d.showAgent(w, r, status, data, key)
 		return
 	}
-	if _, err := d.Store.AddKnowledge(r.Context(), ag.AccountID, ag.ID, e); err != nil {
+	if _, err := d.Store.AddKnowledge(r.Context(), ag.AccountID, ag.ID, e, d.Bounds.Knowledge); limitKey(err) != "" {
+		d.showAgent(w, r, http.StatusRequestEntityTooLarge, data, limitKey(err))
+		return
+	} else if err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -753,7 +762,10 @@ func (d *Dashboard) UpdateKnowledge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	checked.ID = e.ID
-	if _, err := d.Store.UpdateKnowledge(r.Context(), ag.AccountID, ag.ID, checked); err != nil {
+	if _, err := d.Store.UpdateKnowledge(r.Context(), ag.AccountID, ag.ID, checked, d.Bounds.Knowledge); limitKey(err) != "" {
+		d.showAgent(w, r, http.StatusRequestEntityTooLarge, agentData{edit: &e}, limitKey(err))
+		return
+	} else if err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -819,6 +831,7 @@ var knowledgeMessage = map[domain.KnowledgeProblem]string{
 	domain.KnowledgeDocMissing: "kb.doc.missing",
 	domain.KnowledgeDocLong:    "kb.doc.long",
 	domain.KnowledgeNotUTF8:    "kb.doc.utf8",
+	domain.KnowledgeNUL:        "kb.doc.utf8",
 }
 
 // readAgentForm parses a POST form (URL-encoded or multipart) of at most limit

@@ -47,7 +47,10 @@ func agentRoutes(mux *http.ServeMux, d *Dashboard) {
 	mux.HandleFunc("POST /agents/{id}/knowledge/{item}/delete", d.requireOwner(d.DeleteKnowledge))
 }
 
-func newAgEnv(t *testing.T) *agEnv {
+func newAgEnv(t *testing.T) *agEnv { t.Helper(); return newBoundedAgEnv(t, domain.Bounds{}) }
+
+// newBoundedAgEnv is newAgEnv on an instance with bounds b.
+func newBoundedAgEnv(t *testing.T, b domain.Bounds) *agEnv {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, t.TempDir()+"/p.db")
@@ -57,9 +60,11 @@ func newAgEnv(t *testing.T) *agEnv {
 	t.Cleanup(func() { st.Close() })
 	hub := notify.NewHub()
 	quiet := slog.New(slog.DiscardHandler)
-	c := chat.New(chat.Options{Store: st, Responder: agent.NewKB(st.Knowledge), Notifier: hub, Logger: quiet})
+	kb := agent.NewKB(st, agent.KBOptions{})
+	t.Cleanup(kb.Stop)
+	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
 	e := &agEnv{t: t, st: st, mux: http.NewServeMux()}
-	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet,
+	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet, Bounds: b,
 		Invalidate: func(id string) { e.invalidated = append(e.invalidated, id) }})
 	if err != nil {
 		t.Fatal(err)
@@ -577,7 +582,7 @@ func TestAgentsOfAnotherAccount(t *testing.T) {
 	e := newAgEnv(t)
 	other, _ := e.account("other@example.com")
 	a, key := e.newAgent(other.AccountID, "Theirs")
-	if _, err := e.st.AddKnowledge(context.Background(), a.AccountID, a.ID, domain.KnowledgeEntry{Question: "Q", Answer: "A"}); err != nil {
+	if _, err := e.st.AddKnowledge(context.Background(), a.AccountID, a.ID, domain.KnowledgeEntry{Question: "Q", Answer: "A"}, domain.KnowledgeLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	item := e.knowledge(a)[0].ID

@@ -38,7 +38,8 @@ type Options struct {
 	// ClientIP names the client for the sign-in and sign-up limits (the
 	// server's trusted-proxy logic); default: the TCP peer.
 	ClientIP func(*http.Request) string
-	BaseURL  string // public URL for embed snippets; "" uses the request's host
+	BaseURL  string        // public URL for embed snippets; "" uses the request's host
+	Bounds   domain.Bounds // knowledge per agent, agents per account; zero: none
 	Logger   *slog.Logger
 	Now      func() time.Time
 	// CheckAgentConfig says whether an agent's settings may be saved

@@ -50,7 +50,9 @@ func newTestDash(t testing.TB, routes func(mux *http.ServeMux, d *Dashboard)) *t
 	t.Cleanup(func() { st.Close() })
 	hub := notify.NewHub()
 	quiet := slog.New(slog.DiscardHandler)
-	c := chat.New(chat.Options{Store: st, Responder: agent.NewKB(st.Knowledge), Notifier: hub, Logger: quiet})
+	kb := agent.NewKB(st, agent.KBOptions{})
+	t.Cleanup(kb.Stop)
+	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
 	d, err := New(Options{Store: st, Chat: c, Notifier: hub, Signup: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

@@ -130,7 +130,7 @@ func TestConversationBadBefore(t *testing.T) {
 func TestReplyToFullConversation(t *testing.T) {
 	t.Parallel()
 	td := newTestDash(t, allRoutes)
-	td.d.Chat = chat.New(chat.Options{Store: td.st, Responder: agent.NewKB(td.st.Knowledge), Notifier: td.hub,
+	td.d.Chat = chat.New(chat.Options{Store: td.st, Responder: agent.NewKB(td.st, agent.KBOptions{}), Notifier: td.hub,
 		Logger: slog.New(slog.DiscardHandler), MaxMessages: 2})
 	id := td.visit("")
 	td.fillConversation(id, 4)

@@ -27,6 +27,10 @@ const (
 	KnowledgeDocLong    KnowledgeProblem = "doc.long"
 	KnowledgeDocFields  KnowledgeProblem = "doc.fields" // question or answer on a document
 	KnowledgeNotUTF8    KnowledgeProblem = "utf8"
+	KnowledgeNUL        KnowledgeProblem = "nul"
+	// The agent's bounds (KnowledgeLimits): 413s, *KnowledgeLimitError.
+	KnowledgeTooMany  KnowledgeProblem = "limit.items"
+	KnowledgeTooLarge KnowledgeProblem = "limit.chars"
 )
 
 var knowledgeProblemText = map[KnowledgeProblem]string{
@@ -39,6 +43,7 @@ var knowledgeProblemText = map[KnowledgeProblem]string{
 	KnowledgeDocLong:    "a document's title is at most 200 characters and its text at most 200000",
 	KnowledgeDocFields:  "question and answer belong to question-and-answer entries",
 	KnowledgeNotUTF8:    "knowledge must be valid UTF-8 text",
+	KnowledgeNUL:        "knowledge must not contain NUL characters",
 }
 
 // KnowledgeError is an invalid knowledge item. It is an *InvalidError for
@@ -65,8 +70,14 @@ func CheckKnowledge(e KnowledgeEntry) (KnowledgeEntry, error) {
 	default:
 		return e, knowledgeError(KnowledgeBadLang)
 	}
-	if !utf8.ValidString(e.Question + e.Answer + e.Title + e.Text) {
+	all := e.Question + e.Answer + e.Title + e.Text
+	if !utf8.ValidString(all) {
 		return e, knowledgeError(KnowledgeNotUTF8)
+	}
+	if strings.IndexByte(all, 0) >= 0 {
+		// PostgreSQL cannot store them, and SQLite counts a text's
+		// characters only up to the first (the agent's bound counts them).
+		return e, knowledgeError(KnowledgeNUL)
 	}
 	switch e.Kind {
 	case "", KindQA:

@@ -25,6 +25,7 @@ func TestCheckKnowledge(t *testing.T) {
 		{"document with answer", KnowledgeEntry{Kind: KindDocument, Text: "x", Answer: "A"}, KnowledgeDocFields},
 		{"title too long", KnowledgeEntry{Kind: KindDocument, Title: long(MaxTitleChars + 1), Text: "x"}, KnowledgeDocLong},
 		{"not UTF-8", KnowledgeEntry{Question: "Q\xff", Answer: "A"}, KnowledgeNotUTF8},
+		{"NUL", KnowledgeEntry{Kind: KindDocument, Text: "\x00" + long(10)}, KnowledgeNUL},
 	}
 	for _, tt := range tests {
 		_, err := CheckKnowledge(tt.in)

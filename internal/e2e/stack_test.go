@@ -88,7 +88,8 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	quiet := slog.New(slog.DiscardHandler)
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
-	kb := agent.NewKB(st.Knowledge)
+	kb := agent.NewKB(st, agent.KBOptions{})
+	t.Cleanup(kb.Stop)
 	hub := notify.NewHub()
 	// The agents' limits on new conversations apply only where a test's
 	// agent config sets them (the instance defaults are off): a test
@@ -105,7 +106,7 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	}
 	t.Cleanup(dash.Stop)
 	h := server.New(server.Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb).CheckConfigs(endpoints),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb, domain.Bounds{}).CheckConfigs(endpoints),
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
 		DemoKey: func(context.Context) string { return s.keys["en"] }, // /demo shows the English agent
 	})

@@ -29,6 +29,8 @@ func Status(err error) (int, ErrorBody) {
 	var invalid *domain.InvalidError
 	var decode *decodeErr
 	var slow *domain.SlowDownError
+	var knowledgeLimit *domain.KnowledgeLimitError
+	var agentLimit *domain.AgentLimitError
 	switch {
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, ErrorBody{Error: invalid.Msg}
@@ -36,6 +38,10 @@ func Status(err error) (int, ErrorBody) {
 		return http.StatusBadRequest, ErrorBody{Error: decode.msg}
 	case errors.Is(err, ErrTooLarge):
 		return http.StatusRequestEntityTooLarge, ErrorBody{Error: err.Error()}
+	case errors.As(err, &knowledgeLimit):
+		return http.StatusRequestEntityTooLarge, ErrorBody{Error: knowledgeLimit.Msg}
+	case errors.As(err, &agentLimit):
+		return http.StatusForbidden, ErrorBody{Error: agentLimit.Error()}
 	case errors.Is(err, domain.ErrKeyInvalid):
 		return http.StatusForbidden, ErrorBody{Error: domain.ErrKeyInvalid.Error()}
 	case errors.Is(err, domain.ErrConversationInvalid):

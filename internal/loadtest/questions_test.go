@@ -16,7 +16,8 @@ import (
 // a shop, which the demo knows nothing of: every benchmarked chat was a
 // miss and then a handoff.)
 func TestQuestionsMatchTheDemo(t *testing.T) {
-	kb := agent.NewKB(func(context.Context, string) ([]domain.KnowledgeEntry, error) { return demo.Knowledge, nil })
+	kb := agent.NewKB(agent.StaticKnowledge(demo.Knowledge), agent.KBOptions{})
+	defer kb.Stop()
 	a := domain.Agent{ID: "demo"}
 	for i, q := range Questions {
 		if i >= answered {

@@ -112,7 +112,8 @@ func (a *API) CreateAgent(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	na := store.NewAgent{AccountID: acc.ID, ChatbotName: *in.ChatbotName, Config: in.Config, Key: secret.WidgetKey()}
+	na := store.NewAgent{AccountID: acc.ID, ChatbotName: *in.ChatbotName, Config: in.Config, Key: secret.WidgetKey(),
+		KnowledgeLimits: a.bounds.Knowledge, MaxAgents: a.bounds.MaxAgents}
 	if in.Knowledge != nil {
 		na.Knowledge = *in.Knowledge
 	}
@@ -175,7 +176,7 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ag, err := a.store.UpdateAgent(r.Context(), account(r).ID, r.PathValue("id"), store.AgentPatch{
-		ChatbotName: in.ChatbotName, Config: in.Config, Knowledge: in.Knowledge,
+		ChatbotName: in.ChatbotName, Config: in.Config, Knowledge: in.Knowledge, KnowledgeLimits: a.bounds.Knowledge,
 	})
 	if err != nil {
 		httpx.Error(w, r, err)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 
 	"parley/internal/chat"
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -21,6 +22,7 @@ type API struct {
 	chat        *chat.Service
 	invalidator KnowledgeInvalidator
 	checkConfig ConfigChecker
+	bounds      domain.Bounds // knowledge per agent, agents per account
 }
 
 // ConfigChecker says whether an agent config may be saved beyond its
@@ -28,8 +30,8 @@ type API struct {
 // error's text is the 400's.
 type ConfigChecker func(ctx context.Context, config json.RawMessage) error
 
-func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator) *API {
-	return &API{store: s, chat: c, invalidator: inv}
+func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator, b domain.Bounds) *API {
+	return &API{store: s, chat: c, invalidator: inv, bounds: b}
 }
 
 // CheckConfigs makes agent creation and updates refuse, with a 400, the

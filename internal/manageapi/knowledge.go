@@ -52,7 +52,7 @@ func (a *API) AddKnowledge(w http.ResponseWriter, r *http.Request) {
 	}
 	acc := account(r)
 	agentID := r.PathValue("id")
-	e, err = a.store.AddKnowledge(r.Context(), acc.ID, agentID, e)
+	e, err = a.store.AddKnowledge(r.Context(), acc.ID, agentID, e, a.bounds.Knowledge)
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
@@ -123,7 +123,7 @@ func (a *API) UpdateKnowledge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.ID = itemID
-	if e, err = a.store.UpdateKnowledge(r.Context(), acc.ID, agentID, e); err != nil {
+	if e, err = a.store.UpdateKnowledge(r.Context(), acc.ID, agentID, e, a.bounds.Knowledge); err != nil {
 		httpx.Error(w, r, err)
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
 	"parley/internal/domain"
 )
@@ -78,81 +77,35 @@ type posting struct {
 	head   bool // the term is in the unit's question or heading
 }
 
-// Build indexes entries. Q&A entries become one unit each; documents are
-// split into passages (see SplitDocument). Entries with neither a question
-// nor text are skipped. The index keeps entries (hits return them): do not
-// change them afterwards.
-func Build(entries []domain.KnowledgeEntry) *Index {
-	ix := &Index{entries: entries, langs: make(map[string]*langIndex)}
-	langs := make(map[string]bool)
-	untagged := false
-	for i, e := range entries {
-		if e.IsDocument() {
-			for _, p := range SplitDocument(e.Title, e.Text) {
-				ix.units = append(ix.units, unit{entry: i, heading: p.Heading, text: p.Text})
-			}
-		} else if e.Question != "" || e.Answer != "" {
-			ix.units = append(ix.units, unit{entry: i, question: e.Question, text: e.Answer})
-		}
-		if e.Lang == "" {
-			untagged = true
-		} else {
-			langs[e.Lang] = true
-		}
-	}
-	if untagged {
-		// Untagged entries answer in every language, each analysed with
-		// the rules of the language it is searched in.
-		for _, l := range []string{"en", "ro", "ru"} {
-			langs[l] = true
-		}
-	}
-	for l := range langs {
-		ix.langs[l] = ix.buildLang(l, func(e string) bool { return e == l || e == "" })
-	}
-	if untagged {
-		ix.other = ix.buildLang("", func(e string) bool { return e == "" })
-	}
-	return ix
+// visibleUnit is a unit a language index sees: its place in Index.units
+// and its analysed form under the index's rules.
+type visibleUnit struct {
+	uid  int32
+	form *unitForm
 }
 
-// unitTerms is one unit's analysed fields: term → frequency in each.
-type unitTerms struct {
-	tf               map[int32][2]int // [head, body]
-	headLen, bodyLen int
-}
-
-func (ix *Index) buildLang(lang string, visible func(entryLang string) bool) *langIndex {
-	li := &langIndex{terms: make(map[string]int32)}
-	an := newAnalyzer(lang)
+// buildLang builds the index of one search language from the units it
+// sees, in order. prev, when not nil, is the previous build's index for the
+// same language: its typo tables are carried over (see typoTable).
+func buildLang(vis []visibleUnit, prev *langIndex) *langIndex {
+	li := &langIndex{terms: make(map[string]int32), units: make([]int32, len(vis))}
 	wordIDs := make(map[string]int32)
-	var all []unitTerms
+	ids := make([][]int32, len(vis)) // each unit's terms' ids, as in its form
 	var headSum, bodySum int
-	var buf []term
-	for uid, u := range ix.units {
-		if !visible(ix.entries[u.entry].Lang) {
-			continue
+	for local, v := range vis {
+		li.units[local] = v.uid
+		f := v.form
+		tids := make([]int32, len(f.terms))
+		for j, t := range f.terms {
+			tids[j] = li.termID(t.stem)
+			li.df[tids[j]]++
 		}
-		li.units = append(li.units, int32(uid))
-		ut := unitTerms{tf: make(map[int32][2]int)}
-		for field, text := range [2]string{u.head(), u.text} {
-			buf = an.terms(buf[:0], text)
-			for _, t := range buf {
-				id := li.termID(t.stem)
-				f := ut.tf[id]
-				f[field]++
-				ut.tf[id] = f
-				li.addWord(wordIDs, t, id)
-			}
-			if field == 0 {
-				ut.headLen = len(buf)
-			} else {
-				ut.bodyLen = len(buf)
-			}
+		for _, w := range f.words {
+			li.addWord(wordIDs, w.word, tids[w.term], w.n)
 		}
-		headSum += ut.headLen
-		bodySum += ut.bodyLen
-		all = append(all, ut)
+		ids[local] = tids
+		headSum += int(f.headLen)
+		bodySum += int(f.bodyLen)
 	}
 	li.scratch.New = func() any { return newAccumulator(len(li.units)) }
 	if len(li.units) == 0 {
@@ -161,28 +114,28 @@ func (ix *Index) buildLang(lang string, visible func(entryLang string) bool) *la
 	n := float64(len(li.units))
 	avgHead, avgBody := max(float64(headSum)/n, 1), max(float64(bodySum)/n, 1)
 	li.postings = make([][]posting, len(li.df))
-	for local, ut := range all {
-		bHead := 1 - b + b*float64(ut.headLen)/avgHead
-		bBody := 1 - b + b*float64(ut.bodyLen)/avgBody
-		for id, f := range ut.tf {
-			tf := headWeight*float64(f[0])/bHead + bodyWeight*float64(f[1])/bBody
-			imp := tf / (k1 + tf)
-			li.postings[id] = append(li.postings[id], posting{
-				unit:   int32(local),
-				impact: float32(imp),
-				head:   f[0] > 0,
-			})
-			li.df[id]++
-		}
+	for id, df := range li.df {
+		li.postings[id] = make([]posting, 0, df)
 	}
 	li.idf = make([]float64, len(li.df))
 	for id, df := range li.df {
 		li.idf[id] = idf(n, float64(df))
 	}
-	li.headInfo = make([]float64, len(all))
-	for local, ut := range all {
-		for id, f := range ut.tf {
-			if f[0] > 0 {
+	li.headInfo = make([]float64, len(vis))
+	for local, v := range vis {
+		f := v.form
+		bHead := 1 - b + b*float64(f.headLen)/avgHead
+		bBody := 1 - b + b*float64(f.bodyLen)/avgBody
+		for j, t := range f.terms {
+			id := ids[local][j]
+			tf := headWeight*float64(t.head)/bHead + bodyWeight*float64(t.body)/bBody
+			imp := tf / (k1 + tf)
+			li.postings[id] = append(li.postings[id], posting{
+				unit:   int32(local),
+				impact: float32(imp),
+				head:   t.head > 0,
+			})
+			if t.head > 0 {
 				li.headInfo[local] += li.idf[id]
 			}
 		}
@@ -193,9 +146,15 @@ func (ix *Index) buildLang(lang string, visible func(entryLang string) bool) *la
 	for s, id := range li.terms {
 		li.stems[id] = s
 	}
-	li.stemTypos = newFuzzy(li.stems)
-	li.related = newRelatives(li.stems)
-	li.wordTypos = newFuzzy(li.words)
+	var prevStems, prevWords *fuzzy
+	if prev != nil {
+		prevStems, prevWords = prev.stemTypos, prev.wordTypos
+	} else {
+		prev = &langIndex{}
+	}
+	li.stemTypos = typoTable(li.stems, li.terms, li.df, maxTypoKeys, prevStems, prev.stems)
+	li.related = relativesFrom(prev.related, li.stems, li.terms)
+	li.wordTypos = typoTable(li.words, wordIDs, li.wordFreq, maxTypoKeys, prevWords, prev.words)
 	return li
 }
 
@@ -212,21 +171,18 @@ func (li *langIndex) termID(stem string) int32 {
 	return id
 }
 
-// addWord records a written word for typo lookup. Words too short to be
-// corrected and numbers are left out.
-func (li *langIndex) addWord(ids map[string]int32, t term, termID int32) {
-	if utf8.RuneCountInString(t.word) < 4 || hasDigit(t.word) {
-		return
-	}
-	id, ok := ids[t.word]
+// addWord records n occurrences of a written word for typo lookup (only
+// words typoWord accepts reach it), with the term of its stem.
+func (li *langIndex) addWord(ids map[string]int32, word string, termID, n int32) {
+	id, ok := ids[word]
 	if !ok {
 		id = int32(len(li.words))
-		ids[t.word] = id
-		li.words = append(li.words, t.word)
+		ids[word] = id
+		li.words = append(li.words, word)
 		li.wordTerm = append(li.wordTerm, termID)
 		li.wordFreq = append(li.wordFreq, 0)
 	}
-	li.wordFreq[id]++
+	li.wordFreq[id] += n
 }
 
 func hasDigit(s string) bool {

@@ -45,6 +45,47 @@ func newRelatives(stems []string) *relatives {
 	return r
 }
 
+// relativesFrom is newRelatives(stems), made from prev, the previous
+// build's (nil for none), when there is one: the stems both have keep
+// their order with their ids renumbered (ids maps each stem to its id), and
+// only new stems are sorted, then merged in.
+func relativesFrom(prev *relatives, stems []string, ids map[string]int32) *relatives {
+	if prev == nil {
+		return newRelatives(stems)
+	}
+	had := make([]bool, len(stems))
+	carried := &relatives{stems: make([]string, 0, len(prev.stems)), ids: make([]int32, 0, len(prev.stems))}
+	for _, s := range prev.stems {
+		if id, ok := ids[s]; ok {
+			carried.stems = append(carried.stems, s)
+			carried.ids = append(carried.ids, id)
+			had[id] = true
+		}
+	}
+	var added []string
+	for id, s := range stems {
+		if !had[id] {
+			added = append(added, s)
+		}
+	}
+	fresh := newRelatives(added) // ids into added
+	for i, k := range fresh.ids {
+		fresh.ids[i] = ids[added[k]]
+	}
+	r := &relatives{stems: make([]string, 0, len(carried.stems)+len(fresh.stems)), ids: make([]int32, 0, len(carried.ids)+len(fresh.ids))}
+	i, j := 0, 0
+	for i < len(carried.stems) || j < len(fresh.stems) {
+		if j == len(fresh.stems) || (i < len(carried.stems) && carried.stems[i] < fresh.stems[j]) {
+			r.stems, r.ids = append(r.stems, carried.stems[i]), append(r.ids, carried.ids[i])
+			i++
+		} else {
+			r.stems, r.ids = append(r.stems, fresh.stems[j]), append(r.ids, fresh.ids[j])
+			j++
+		}
+	}
+	return r
+}
+
 // lookup appends to dst the term ids of the known stems other than q itself
 // that share enough of their beginning with q.
 func (r *relatives) lookup(q string, dst []int32) []int32 {

@@ -38,6 +38,7 @@ type env struct {
 	handler http.Handler
 	chat    *chat.Service
 	reg     *metrics.Registry
+	builds  chan string // agent ids of the knowledge indexes built, for tests that wait for a rebuild
 
 	account domain.Account
 	token   string // the account's API token
@@ -59,7 +60,8 @@ type envOptions struct {
 	// initLimits turns on the agents' hourly limits on new conversations
 	// with Parley's defaults, counted in memory on the clock.
 	initLimits bool
-	maxMsgs    int // the cap on messages per conversation; 0: the default
+	maxMsgs    int           // the cap on messages per conversation; 0: the default
+	bounds     domain.Bounds // knowledge per agent, agents per account; zero: none
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -89,7 +91,14 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 
 	m := NewMetrics(e.reg)
 	hub := notify.NewHub()
-	kb := agent.NewKB(st.Knowledge)
+	e.builds = make(chan string, 1000)
+	kb := agent.NewKB(st, agent.KBOptions{OnBuild: func(id string, _ int, _ time.Duration, _ error) {
+		select {
+		case e.builds <- id:
+		default: // a test that does not watch builds
+		}
+	}})
+	t.Cleanup(kb.Stop)
 	var responder agent.Responder = kb
 	guard := outbound.New(outbound.Options{AllowPrivate: o.fetchAllowPrivate})
 	// As in production, the LLM backend checks agents' endpoints when they
@@ -123,13 +132,13 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	}
 	quiet := slog.New(slog.DiscardHandler)
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet,
-		CheckAgentConfig: backend.CheckAgentConfig})
+		CheckAgentConfig: backend.CheckAgentConfig, Bounds: o.bounds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, kb).CheckConfigs(backend.CheckAgentConfig),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, kb, o.bounds).CheckConfigs(backend.CheckAgentConfig),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 	})
 	return e

@@ -38,7 +38,10 @@ type Store interface {
 	CreateAPIToken(ctx context.Context, accountID, name string, tokenHash []byte) (domain.APIToken, error)
 	AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain.Account, error)
 
-	// Agents, their knowledge and their widget keys.
+	// Agents, their knowledge and their widget keys. CreateAgent checks
+	// the account's agents against a.MaxAgents (*domain.AgentLimitError)
+	// and the knowledge against a.KnowledgeLimits, UpdateAgent a new
+	// knowledge list against p.KnowledgeLimits, each in its transaction.
 	CreateAgent(ctx context.Context, a NewAgent) (domain.Agent, error)
 	Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error)
 	Agents(ctx context.Context, accountID string) ([]domain.Agent, error) // oldest first
@@ -47,9 +50,13 @@ type Store interface {
 	// AddKnowledge appends one entry (the store assigns its id);
 	// UpdateKnowledge replaces the fields of the entry with e.ID;
 	// DeleteKnowledge removes one. Each bumps the agent's UpdatedAt, which
-	// is what tells every instance to rebuild its index.
-	AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error)
-	UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error)
+	// is what tells every instance to rebuild its index. Add and Update
+	// check l (KnowledgeLimits.Check, counted as domain.SizeOf counts) in
+	// the same transaction, so concurrent changes cannot pass a bound
+	// together; past one they return a *domain.KnowledgeLimitError and
+	// change nothing.
+	AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error)
+	UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error)
 	DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error
 	CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error)
 	Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) // oldest first
@@ -164,6 +171,9 @@ type NewAgent struct {
 	Config      json.RawMessage // a JSON object; "{}" when nil
 	Knowledge   []domain.KnowledgeEntry
 	Key         string // the agent's first widget key
+
+	KnowledgeLimits domain.KnowledgeLimits
+	MaxAgents       int // the account's agents, this one included; 0: no bound
 }
 
 // AgentPatch changes the fields that are not nil.
@@ -171,6 +181,8 @@ type AgentPatch struct {
 	ChatbotName *string
 	Config      json.RawMessage
 	Knowledge   *[]domain.KnowledgeEntry // replaces all entries when set
+
+	KnowledgeLimits domain.KnowledgeLimits // for Knowledge
 }
 
 type NewConversation struct {

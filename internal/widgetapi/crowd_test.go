@@ -66,7 +66,9 @@ func TestCrowdedInitIsParked(t *testing.T) {
 		}
 	}
 	defer open()
-	svc := chat.New(chat.Options{Store: gated, Responder: agent.NewKB(st.Knowledge), Notifier: notify.NewHub(),
+	kb := agent.NewKB(st, agent.KBOptions{})
+	defer kb.Stop()
+	svc := chat.New(chat.Options{Store: gated, Responder: kb, Notifier: notify.NewHub(),
 		Logger: slog.New(slog.DiscardHandler), CrowdedInits: 2})
 
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"parley/internal/domain"
 )
@@ -61,11 +62,14 @@ type generator struct {
 	rare map[string][]string // by language
 }
 
-func newGenerator(seed uint64) *generator {
+func newGenerator(seed uint64) *generator { return newGeneratorWith(seed, 1500) }
+
+// newGeneratorWith draws from rare rare words per language.
+func newGeneratorWith(seed uint64, rare int) *generator {
 	g := &generator{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rare: make(map[string][]string)}
 	for _, l := range languages {
 		seen := make(map[string]bool)
-		for len(g.rare[l.code]) < 1500 {
+		for len(g.rare[l.code]) < rare {
 			var b strings.Builder
 			for range 2 + g.r.IntN(3) {
 				b.WriteString(l.syllables[g.r.IntN(len(l.syllables))])
@@ -167,6 +171,65 @@ func Queries(entries []domain.KnowledgeEntry, n int, seed uint64) []Query {
 			lang = "en"
 		}
 		out[i] = Query{Text: strings.Join(q, " ") + "?", Lang: lang}
+	}
+	return out
+}
+
+// Documents generates n Markdown documents of chars characters each in
+// language lang ("" for English words and no language), as large manuals
+// are: sections under headings, paragraphs of sentences, and besides the
+// common words a vocabulary of 20,000 rarer ones per language (a real
+// manual of millions of characters has tens of thousands of distinct
+// words).
+func Documents(n, chars int, lang string, seed uint64) []domain.KnowledgeEntry {
+	g := newGeneratorWith(seed, 20000)
+	l := languages[0]
+	for _, c := range languages {
+		if c.code == lang {
+			l = c
+		}
+	}
+	out := make([]domain.KnowledgeEntry, n)
+	for i := range out {
+		var b strings.Builder
+		size := 0
+		write := func(s string) { b.WriteString(s); size += utf8.RuneCountInString(s) }
+		for size < chars {
+			write("## " + strings.TrimSuffix(g.sentence(l, 2+g.r.IntN(4)), ".") + "\n\n")
+			for range 2 + g.r.IntN(4) {
+				for range 3 + g.r.IntN(5) {
+					write(g.sentence(l, 6+g.r.IntN(12)) + " ")
+				}
+				write("\n\n")
+			}
+		}
+		rs := []rune(b.String())
+		out[i] = domain.KnowledgeEntry{ID: fmt.Sprintf("doc_%d", i), Kind: domain.KindDocument,
+			Title: g.sentence(l, 3), Text: strings.TrimSpace(string(rs[:chars])), Lang: lang}
+	}
+	return out
+}
+
+// Gibberish generates n documents of chars characters made of random
+// words of wordLen letters, without a language: what a tenant bent on
+// making indexes expensive would upload (every word new, each with many
+// typo-table keys).
+func Gibberish(n, chars, wordLen int, seed uint64) []domain.KnowledgeEntry {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := make([]domain.KnowledgeEntry, n)
+	for i := range out {
+		var b strings.Builder
+		for b.Len() < chars {
+			for range wordLen {
+				b.WriteByte(byte('a' + r.IntN(26)))
+			}
+			if r.IntN(50) == 0 {
+				b.WriteString(".\n\n")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		out[i] = domain.KnowledgeEntry{ID: fmt.Sprintf("junk_%d", i), Kind: domain.KindDocument, Title: "Junk", Text: b.String()[:chars]}
 	}
 	return out
 }

@@ -43,7 +43,28 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 		CreatedAt:   t,
 		UpdatedAt:   t,
 	}
+	if err := n.KnowledgeLimits.Check(domain.KnowledgeSize{}, domain.SizeOf(n.Knowledge)); err != nil {
+		return domain.Agent{}, err
+	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
+		if n.MaxAgents > 0 {
+			// The account's row, locked, makes concurrent creations count
+			// one after the other; the count is a statement of its own,
+			// so (READ COMMITTED) it sees what the last holder of the
+			// lock committed. FOR NO KEY UPDATE leaves rows that refer to
+			// the account (conversations, users) free to be inserted.
+			var one, agents int
+			err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, n.AccountID).Scan(&one)
+			if err != nil {
+				return notFound(err, domain.ErrNotFound)
+			}
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE account_id = $1`, n.AccountID).Scan(&agents); err != nil {
+				return err
+			}
+			if agents >= n.MaxAgents {
+				return &domain.AgentLimitError{Max: n.MaxAgents}
+			}
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
 			a.ID, a.AccountID, a.ChatbotName, config, t, t); err != nil {
 			return err
@@ -117,6 +138,15 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			return err
 		}
 		if p.Knowledge != nil {
+			if p.KnowledgeLimits != (domain.KnowledgeLimits{}) {
+				was, _, err := knowledgeSize(ctx, tx, a.ID, "")
+				if err != nil {
+					return err
+				}
+				if err := p.KnowledgeLimits.Check(was, domain.SizeOf(*p.Knowledge)); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.Exec(ctx, `DELETE FROM knowledge WHERE agent_id = $1`, a.ID); err != nil {
 				return err
 			}
@@ -185,7 +215,20 @@ func touchAgent(ctx context.Context, tx pgx.Tx, accountID, agentID string) error
 		now(), agentID, accountID))
 }
 
-func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+// knowledgeSize counts an agent's knowledge as domain.SizeOf does, and the
+// characters of its item with id item. Called after touchAgent (or another
+// lock of the agent's row), so no other change of the agent's knowledge is
+// under way, and under READ COMMITTED it sees the last one committed.
+func knowledgeSize(ctx context.Context, tx pgx.Tx, agentID, item string) (all domain.KnowledgeSize, itemChars int, err error) {
+	err = tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(`+knowledgeChars+`), 0),
+		coalesce(sum(`+knowledgeChars+`) FILTER (WHERE id = $2), 0)
+		FROM knowledge WHERE agent_id = $1`, agentID, item).Scan(&all.Items, &all.Chars, &itemChars)
+	return all, itemChars, err
+}
+
+const knowledgeChars = `char_length(question) + char_length(answer) + char_length(title) + char_length(text)`
+
+func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error) {
 	e.ID = secret.KnowledgeID()
 	if e.Kind == "" {
 		e.Kind = domain.KindQA
@@ -193,6 +236,15 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
+		}
+		if l != (domain.KnowledgeLimits{}) {
+			was, _, err := knowledgeSize(ctx, tx, agentID, "")
+			if err != nil {
+				return err
+			}
+			if err := l.Check(was, domain.KnowledgeSize{Items: was.Items + 1, Chars: was.Chars + domain.KnowledgeChars(e)}); err != nil {
+				return err
+			}
 		}
 		var next int
 		if err := tx.QueryRow(ctx, `SELECT coalesce(max(position) + 1, 0) FROM knowledge WHERE agent_id = $1`, agentID).Scan(&next); err != nil {
@@ -207,7 +259,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 	return e, nil
 }
 
-func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error) {
 	if e.Kind == "" {
 		e.Kind = domain.KindQA
 	}
@@ -215,10 +267,22 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		var was domain.KnowledgeSize
+		var old int
+		if l != (domain.KnowledgeLimits{}) {
+			var err error
+			if was, old, err = knowledgeSize(ctx, tx, agentID, e.ID); err != nil {
+				return err
+			}
+		}
 		// No row changed rolls the version bump back with it.
-		return rowsAffected(tx.Exec(ctx, `
+		err := rowsAffected(tx.Exec(ctx, `
 			UPDATE knowledge SET kind = $1, question = $2, answer = $3, title = $4, text = $5, lang = $6
 			WHERE id = $7 AND agent_id = $8`, e.Kind, e.Question, e.Answer, e.Title, e.Text, e.Lang, e.ID, agentID))
+		if err != nil {
+			return err
+		}
+		return l.Check(was, domain.KnowledgeSize{Items: was.Items, Chars: was.Chars - old + domain.KnowledgeChars(e)})
 	})
 	if err != nil {
 		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)

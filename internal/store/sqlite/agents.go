@@ -50,7 +50,20 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 		CreatedAt:   t,
 		UpdatedAt:   t,
 	}
+	if err := n.KnowledgeLimits.Check(domain.KnowledgeSize{}, domain.SizeOf(n.Knowledge)); err != nil {
+		return domain.Agent{}, err
+	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
+		if n.MaxAgents > 0 {
+			// The one writer makes count-then-insert exact.
+			var agents int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE account_id = ?`, n.AccountID).Scan(&agents); err != nil {
+				return err
+			}
+			if agents >= n.MaxAgents {
+				return &domain.AgentLimitError{Max: n.MaxAgents}
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
 			a.ID, a.AccountID, a.ChatbotName, config, millis(t), millis(t)); err != nil {
 			return err
@@ -146,6 +159,15 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			return err
 		}
 		if p.Knowledge != nil {
+			if p.KnowledgeLimits != (domain.KnowledgeLimits{}) {
+				was, _, err := knowledgeSize(ctx, tx, a.ID, "")
+				if err != nil {
+					return err
+				}
+				if err := p.KnowledgeLimits.Check(was, domain.SizeOf(*p.Knowledge)); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge WHERE agent_id = ?`, a.ID); err != nil {
 				return err
 			}

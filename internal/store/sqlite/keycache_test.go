@@ -83,7 +83,7 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 
 	// Knowledge changes move UpdatedAt, the knowledge index's version.
 	before := got.UpdatedAt
-	e, err := s.AddKnowledge(ctx, acc.ID, ag.ID, domain.KnowledgeEntry{Question: "q", Answer: "a"})
+	e, err := s.AddKnowledge(ctx, acc.ID, ag.ID, domain.KnowledgeEntry{Question: "q", Answer: "a"}, domain.KnowledgeLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 	got, _ = byKey("wk_cached")
 	before = got.UpdatedAt
 	e.Answer = "b"
-	if _, err := s.UpdateKnowledge(ctx, acc.ID, ag.ID, e); err != nil {
+	if _, err := s.UpdateKnowledge(ctx, acc.ID, ag.ID, e, domain.KnowledgeLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := byKey("wk_cached"); !got.UpdatedAt.After(before) {

@@ -27,7 +27,20 @@ func touchAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string) erro
 	return nil
 }
 
-func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+// knowledgeSize counts an agent's knowledge as domain.SizeOf does, and the
+// characters of its item with id item. SQLite's length() counts the
+// characters of a text (code points), up to a NUL character, which
+// knowledge does not have (domain.CheckKnowledge).
+func knowledgeSize(ctx context.Context, tx *sql.Tx, agentID, item string) (all domain.KnowledgeSize, itemChars int, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+knowledgeChars+`), 0),
+		coalesce(sum(CASE WHEN id = ? THEN `+knowledgeChars+` END), 0)
+		FROM knowledge WHERE agent_id = ?`, item, agentID).Scan(&all.Items, &all.Chars, &itemChars)
+	return all, itemChars, err
+}
+
+const knowledgeChars = `length(question) + length(answer) + length(title) + length(text)`
+
+func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error) {
 	if err := store.CheckText(accountID, agentID); err != nil {
 		return domain.KnowledgeEntry{}, err
 	}
@@ -43,6 +56,15 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		if l != (domain.KnowledgeLimits{}) {
+			was, _, err := knowledgeSize(ctx, tx, agentID, "")
+			if err != nil {
+				return err
+			}
+			if err := l.Check(was, domain.KnowledgeSize{Items: was.Items + 1, Chars: was.Chars + domain.KnowledgeChars(e)}); err != nil {
+				return err
+			}
+		}
 		var next int
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position) + 1, 0) FROM knowledge WHERE agent_id = ?`, agentID).Scan(&next); err != nil {
 			return err
@@ -57,7 +79,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 	return e, nil
 }
 
-func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry) (domain.KnowledgeEntry, error) {
+func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error) {
 	if err := store.CheckText(accountID, agentID); err != nil {
 		return domain.KnowledgeEntry{}, err
 	}
@@ -72,9 +94,20 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		var was domain.KnowledgeSize
+		var old int
+		if l != (domain.KnowledgeLimits{}) {
+			var err error
+			if was, old, err = knowledgeSize(ctx, tx, agentID, e.ID); err != nil {
+				return err
+			}
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE knowledge SET kind = ?, question = ?, answer = ?, title = ?, text = ?, lang = ?
 			WHERE id = ? AND agent_id = ?`, e.Kind, e.Question, e.Answer, e.Title, e.Text, e.Lang, e.ID, agentID)
-		return oneRow(res, err)
+		if err := oneRow(res, err); err != nil {
+			return err
+		}
+		return l.Check(was, domain.KnowledgeSize{Items: was.Items, Chars: was.Chars - old + domain.KnowledgeChars(e)})
 	})
 	if err != nil {
 		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)

@@ -7,6 +7,9 @@ import (
 	"parley/internal/store"
 )
 
+// unbounded is no knowledge bound at all.
+var unbounded domain.KnowledgeLimits
+
 func testKnowledgeItems(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	f := setup(t, s, many)
@@ -18,11 +21,11 @@ func testKnowledgeItems(t *testing.T, s store.Store) {
 	}
 	v0 := version()
 
-	qa, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "Hours?", Answer: "9-5", Lang: "en"})
+	qa, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "Hours?", Answer: "9-5", Lang: "en"}, unbounded)
 	noErr(t, "AddKnowledge qa", err)
 	doc, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{
 		Kind: domain.KindDocument, Title: "Shipping", Text: "# Shipping\n\nWe ship to Moldova.\n\nÎn toată România.", Lang: "",
-	})
+	}, unbounded)
 	noErr(t, "AddKnowledge document", err)
 	if qa.ID == "" || doc.ID == "" || qa.ID == doc.ID || qa.Kind != domain.KindQA {
 		t.Fatalf("added %+v and %+v", qa, doc)
@@ -39,7 +42,7 @@ func testKnowledgeItems(t *testing.T, s store.Store) {
 
 	doc.Text = "We ship everywhere."
 	doc.Lang = "en"
-	got, err := s.UpdateKnowledge(ctx, f.account.ID, f.agent.ID, doc)
+	got, err := s.UpdateKnowledge(ctx, f.account.ID, f.agent.ID, doc, unbounded)
 	noErr(t, "UpdateKnowledge", err)
 	kb, _ = s.Knowledge(ctx, f.agent.ID)
 	if got != doc || kb[1] != doc {
@@ -51,11 +54,11 @@ func testKnowledgeItems(t *testing.T, s store.Store) {
 	}
 
 	// Another account, a missing item, a missing agent: not found, no bump.
-	_, err = s.AddKnowledge(ctx, other.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "q", Answer: "a"})
+	_, err = s.AddKnowledge(ctx, other.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "q", Answer: "a"}, unbounded)
 	wantErr(t, "AddKnowledge other account", err, domain.ErrNotFound)
-	_, err = s.UpdateKnowledge(ctx, other.account.ID, f.agent.ID, doc)
+	_, err = s.UpdateKnowledge(ctx, other.account.ID, f.agent.ID, doc, unbounded)
 	wantErr(t, "UpdateKnowledge other account", err, domain.ErrNotFound)
-	_, err = s.UpdateKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{ID: "kb_missing", Question: "q", Answer: "a"})
+	_, err = s.UpdateKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{ID: "kb_missing", Question: "q", Answer: "a"}, unbounded)
 	wantErr(t, "UpdateKnowledge missing item", err, domain.ErrNotFound)
 	wantErr(t, "DeleteKnowledge other account", s.DeleteKnowledge(ctx, other.account.ID, f.agent.ID, qa.ID), domain.ErrNotFound)
 	wantErr(t, "DeleteKnowledge item of another agent", s.DeleteKnowledge(ctx, other.account.ID, other.agent.ID, qa.ID), domain.ErrNotFound)
@@ -70,7 +73,7 @@ func testKnowledgeItems(t *testing.T, s store.Store) {
 		t.Fatalf("after delete: %+v", kb)
 	}
 	// New items go after the existing ones.
-	last, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "Last?", Answer: "Yes"})
+	last, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "Last?", Answer: "Yes"}, unbounded)
 	noErr(t, "AddKnowledge", err)
 	kb, _ = s.Knowledge(ctx, f.agent.ID)
 	if len(kb) != 2 || kb[1].ID != last.ID {

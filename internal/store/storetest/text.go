@@ -20,7 +20,7 @@ func testBadText(t *testing.T, s store.Store) {
 	f := setup(t, s, many)
 	c := f.conversation(t, s, base)
 	u := newUser(t, s, f.account.ID, domain.UserOperator)
-	item, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "q?", Answer: "a."})
+	item, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Question: "q?", Answer: "a."}, domain.KnowledgeLimits{})
 	noErr(t, "AddKnowledge", err)
 	const nul = "a\x00b"
 	const notUTF8 = "a\xffb"
@@ -76,11 +76,11 @@ func testBadText(t *testing.T, s store.Store) {
 			return err
 		}},
 		{"AddKnowledge", func() error {
-			_, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "t", Text: "x" + nul})
+			_, err := s.AddKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "t", Text: "x" + nul}, domain.KnowledgeLimits{})
 			return err
 		}},
 		{"UpdateKnowledge", func() error {
-			_, err := s.UpdateKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{ID: item.ID, Question: "q", Answer: nul})
+			_, err := s.UpdateKnowledge(ctx, f.account.ID, f.agent.ID, domain.KnowledgeEntry{ID: item.ID, Question: "q", Answer: nul}, domain.KnowledgeLimits{})
 			return err
 		}},
 		{"AgentByKey", func() error { _, err := s.AgentByKey(ctx, "wk_"+nul); return err }},
