@@ -14,7 +14,7 @@ import (
 // another item 413.
 func TestKnowledgeBoundSettings(t *testing.T) {
 	t.Parallel()
-	a := start(t, filepath.Join(t.TempDir(), "parley.db"), map[string]string{
+	a := startOnTerminal(t, filepath.Join(t.TempDir(), "parley.db"), map[string]string{
 		"PARLEY_MAX_AGENTS_PER_ACCOUNT": "1", "PARLEY_KNOWLEDGE_MAX_ITEMS": fmt.Sprint(len(demo.Knowledge)),
 	})
 	token := field(t, a.stdout.String(), "API token")

@@ -229,10 +229,20 @@ func TestThreeInstances(t *testing.T) {
 		if len(acked) == 0 {
 			t.Fatal("no message was acknowledged before the kill")
 		}
-		_, detail := call(t, http.DefaultClient, "GET", a.base+"/api/v1/conversations/"+conv, acc.APIToken, nil)
+		// The transcript comes in pages, newest first: read them all.
 		stored := map[string]bool{}
-		for _, m := range detail["messages"].([]any) {
-			stored[m.(map[string]any)["text"].(string)] = true
+		for before := ""; ; {
+			url := a.base + "/api/v1/conversations/" + conv + "?limit=500"
+			if before != "" {
+				url += "&before=" + before
+			}
+			_, detail := call(t, http.DefaultClient, "GET", url, acc.APIToken, nil)
+			for _, m := range detail["messages"].([]any) {
+				stored[m.(map[string]any)["text"].(string)] = true
+			}
+			if before, _ = detail["next_before"].(string); before == "" {
+				break
+			}
 		}
 		for _, text := range acked {
 			if !stored[text] {
