@@ -365,6 +365,12 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 		d.render(w, r, http.StatusNotFound, "error", view{Title: "error.notfound", Error: "error.notfound"})
 		return
 	}
+	if errors.Is(err, store.ErrBadText) {
+		// Text a store cannot keep that got past RefuseNUL (a NUL deep in
+		// a long upload's headers): the request's fault, not the server's.
+		d.render(w, r, http.StatusBadRequest, "error", view{Title: "error.bad", Error: "error.nul"})
+		return
+	}
 	d.Logger.ErrorContext(r.Context(), "dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	d.render(w, r, http.StatusInternalServerError, "error", view{Title: "error.internal", Error: "error.internal"})
 }

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"parley/internal/store"
 )
 
 // RefuseNUL answers 400 before the handler for a NUL in the path, the
@@ -134,4 +137,16 @@ func multipartReq(t *testing.T, field, value, fileName, content string) *http.Re
 	r := httptest.NewRequest("POST", "/agents/ag_1/knowledge", &b)
 	r.Header.Set("Content-Type", mw.FormDataContentType())
 	return r
+}
+
+// Text a store refuses (a NUL that got past RefuseNUL, deep in a long
+// upload) is answered as the request's fault, a 400, not a 500.
+func TestStoreRefusedTextIsA400(t *testing.T) {
+	t.Parallel()
+	td := newTestDash(t, func(*http.ServeMux, *Dashboard) {})
+	w := httptest.NewRecorder()
+	td.d.fail(w, httptest.NewRequest("POST", "/agents/ag_1/knowledge", nil), fmt.Errorf("add knowledge: %w", store.ErrBadText))
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "cannot be stored (NUL") {
+		t.Errorf("fail(ErrBadText) = %d %s", w.Code, w.Body.String())
+	}
 }
