@@ -65,7 +65,7 @@ const maxBody = 4 << 20
 // ErrInvalidResponse (an answer that is not a completion), is ctx's error,
 // or is the transport's error; none of them quotes the answer's body.
 func (c *Client) Chat(ctx context.Context, req ChatRequest, retry Retry) (ChatReply, error) {
-	body, err := json.Marshal(chatBody{Model: req.Model, Messages: req.Messages, Stream: req.Stream})
+	body, err := json.Marshal(chatBody(req))
 	if err != nil {
 		return ChatReply{}, err
 	}
