@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
@@ -94,7 +95,10 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	// The agents' limits on new conversations apply only where a test's
 	// agent config sets them (the instance defaults are off): a test
 	// session starts more conversations from one address than a visitor.
-	limits := initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, nil), initlimit.Settings{}, nil)
+	// Counted on a clock that stays in one hour, so that a test's counts
+	// never start over because the hour turned while it ran.
+	midHour := time.Now().Truncate(initlimit.Window).Add(initlimit.Window / 2)
+	limits := initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, func() time.Time { return midHour }), initlimit.Settings{}, nil)
 	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages})
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
