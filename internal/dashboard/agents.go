@@ -97,7 +97,7 @@ func init() {
 		"agent.llm.invalid":   {"The base URL must be an http:// or https:// address; provider, base URL, model and API key are at most 1000 characters.", "URL-ul de bază trebuie să fie o adresă http:// sau https://; furnizorul, URL-ul de bază, modelul și cheia API au cel mult 1000 de caractere.", "Базовый URL должен начинаться с http:// или https://; провайдер, базовый URL, модель и ключ API — не более 1000 символов."},
 
 		"kb.title":       {"Knowledge", "Cunoștințe", "База знаний"},
-		"kb.hint":        {"The agent answers visitors from these questions and answers and documents. Changes apply at once.", "Agentul le răspunde vizitatorilor pe baza acestor întrebări, răspunsuri și documente. Modificările se aplică imediat.", "Агент отвечает посетителям по этим вопросам, ответам и документам. Изменения действуют сразу."},
+		"kb.hint":        {"The agent answers visitors from these questions and answers and documents. Changes apply within seconds.", "Agentul le răspunde vizitatorilor pe baza acestor întrebări, răspunsuri și documente. Modificările se aplică în câteva secunde.", "Агент отвечает посетителям по этим вопросам, ответам и документам. Изменения вступают в силу в течение нескольких секунд."},
 		"kb.empty":       {"No knowledge yet.", "Încă nu există cunoștințe.", "База знаний пока пуста."},
 		"kb.qa":          {"Question and answer", "Întrebare și răspuns", "Вопрос и ответ"},
 		"kb.document":    {"Document", "Document", "Документ"},
