@@ -4,7 +4,7 @@
 // streamed as server-sent events, with the retries the official SDKs make.
 //
 // It replaces the official openai-go SDK, whose one package holds the whole
-// OpenAI API and took three fifths of a cold build's CPU (docs/benchmarks.md,
+// OpenAI API and took over 40% of a cold build's CPU (docs/benchmarks.md,
 // "Cold build") for the one call Parley makes.
 package openaicompat
 
