@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"parley/internal/config"
 	"parley/internal/initlimit"
@@ -26,17 +22,9 @@ func initLimits(ctx context.Context, cfg config.Config, reg *metrics.Registry, l
 			func() float64 { return float64(c.Overflows()) })
 		return initlimit.New(c, defaults, reg), func() {}, nil
 	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	rdb, err := dialRedis(ctx, cfg.RedisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("PARLEY_REDIS_URL: %w", err)
-	}
-	opt.ContextTimeoutEnabled = true
-	rdb := redis.NewClient(opt)
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := rdb.Ping(sctx).Err(); err != nil {
-		rdb.Close()
-		return nil, nil, fmt.Errorf("redis: %w", err)
+		return nil, nil, err
 	}
 	c := ratelimit.NewRedisCounter(rdb, initlimit.Window, ratelimit.WithRedisLogger(log))
 	reg.GaugeFunc("parley_init_limit_redis_failures", "New conversations let through uncounted by the per-agent limits because Redis did not answer (fail open).",

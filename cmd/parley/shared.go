@@ -36,19 +36,12 @@ func sharedState(ctx context.Context, cfg config.Config, st store.Store, log *sl
 		}
 		return notify.NewHub(), limiter, func() {}, nil
 	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	rdb, err := dialRedis(ctx, cfg.RedisURL)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("PARLEY_REDIS_URL: %w", redact.Error(err))
+		return nil, nil, nil, err
 	}
-	// Calls abandoned after the limiter's short budget end sooner.
-	opt.ContextTimeoutEnabled = true
-	rdb := redis.NewClient(opt)
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := rdb.Ping(sctx).Err(); err != nil {
-		rdb.Close()
-		return nil, nil, nil, fmt.Errorf("redis: %w", redact.Error(err))
-	}
 	n, err := notify.NewRedisNotifier(sctx, rdb, "", log)
 	if err != nil {
 		rdb.Close()
@@ -60,4 +53,23 @@ func sharedState(ctx context.Context, cfg config.Config, st store.Store, log *sl
 	}
 	log.Info("sharing the rate limit and live updates through Redis")
 	return n, limiter, func() { n.Close(); rdb.Close() }, nil
+}
+
+// dialRedis connects to PARLEY_REDIS_URL and checks that Redis answers.
+// Each user gets a client (a connection pool) of its own.
+func dialRedis(ctx context.Context, url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("PARLEY_REDIS_URL: %w", redact.Error(err))
+	}
+	// Calls abandoned after a limiter's short budget end sooner.
+	opt.ContextTimeoutEnabled = true
+	rdb := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("redis: %w", redact.Error(err))
+	}
+	return rdb, nil
 }

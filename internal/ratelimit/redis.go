@@ -205,14 +205,20 @@ func (r *Redis) key(index int64, ip netip.Addr) string {
 	return string(b)
 }
 
-// incr runs the counting script, giving up after r.timeout. The call runs
-// in its own goroutine because go-redis applies context deadlines to
-// socket reads only when the client has ContextTimeoutEnabled; without it
-// a hung Redis would hold each request for the client's ReadTimeout
-// (seconds). The deadline still reaches go-redis, where it bounds waiting
-// for a pooled connection and retries, so abandoned calls end soon too.
+// incr runs the counting script, giving up after r.timeout.
 func (r *Redis) incr(ctx context.Context, key string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	return runScript(ctx, r.timeout, r.client, redisIncr, []string{key}, r.ttl)
+}
+
+// runScript runs a script that answers a number, giving up after timeout.
+// The call runs in its own goroutine because go-redis applies context
+// deadlines to socket reads only when the client has ContextTimeoutEnabled;
+// without it a hung Redis would hold each request for the client's
+// ReadTimeout (seconds). The deadline still reaches go-redis, where it
+// bounds waiting for a pooled connection and retries, so abandoned calls
+// end soon too.
+func runScript(ctx context.Context, timeout time.Duration, c redis.Scripter, script *redis.Script, keys []string, args ...any) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type result struct {
 		n   int64
@@ -220,14 +226,14 @@ func (r *Redis) incr(ctx context.Context, key string) (int64, error) {
 	}
 	done := make(chan result, 1) // buffered: the goroutine never blocks on an abandoned call
 	go func() {
-		n, err := redisIncr.Run(ctx, r.client, []string{key}, r.ttl).Int64()
+		n, err := script.Run(ctx, c, keys, args...).Int64()
 		done <- result{n, err}
 	}()
 	select {
 	case res := <-done:
 		return res.n, res.err
 	case <-ctx.Done():
-		return 0, fmt.Errorf("no answer within %v: %w", r.timeout, ctx.Err())
+		return 0, fmt.Errorf("no answer within %v: %w", timeout, ctx.Err())
 	}
 }
 

@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -109,26 +108,9 @@ func (r *RedisCounter) Take(ctx context.Context, asks ...Ask) Taken {
 	return allowedTaken
 }
 
-// run runs the script within the timeout (see Redis.incr for why in a
-// goroutine of its own).
+// run runs the script within the timeout (see runScript).
 func (r *RedisCounter) run(ctx context.Context, keys []string, args []any) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	type result struct {
-		n   int64
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		n, err := redisTake.Run(ctx, r.client, keys, args...).Int64()
-		done <- result{n, err}
-	}()
-	select {
-	case res := <-done:
-		return res.n, res.err
-	case <-ctx.Done():
-		return 0, fmt.Errorf("no answer within %v: %w", r.timeout, ctx.Err())
-	}
+	return runScript(ctx, r.timeout, r.client, redisTake, keys, args...)
 }
 
 // Failures reports how many Takes were allowed because Redis failed.
