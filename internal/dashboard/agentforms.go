@@ -1,0 +1,74 @@
+package dashboard
+
+import (
+	"errors"
+	"mime"
+	"net/http"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of the agent forms. Knowledge items follow the management API's
+// rules (domain.CheckKnowledge), so an item saved here can also be sent
+// there and the other way round.
+const (
+	maxChatbotName     = 100
+	maxKnowledgeUpload = 1 << 20
+
+	// Config values. The API refuses none (it keeps a config as sent), but
+	// a form should not accept what the widget cuts off, nor texts too
+	// long to be meant.
+	maxGreeting     = 1000 // also each handoff message
+	maxLauncherText = 40   // the widget shows no more
+	maxQuickReplies = 6    // the widget shows no more
+	maxQuickReply   = 100  // a button, sent as the visitor's message
+	maxInstructions = 20000
+	maxLLMField     = 1000 // provider, base URL, model, API key (some keys are long tokens)
+
+	// Request bodies: small forms; the settings (long instructions,
+	// URL-encoded); knowledge, where a document's 200,000 characters can
+	// take 2.4 MB URL-encoded and an upload carries a file of 1 MiB too.
+	maxSmallForm     = 64 << 10
+	maxSettingsForm  = 1 << 20
+	maxKnowledgeForm = 4 << 20
+
+	defaultColor = "#2563eb" // the widget's colour when none is set
+)
+
+// hexColor is what the widget accepts as a colour (web/widget/loader.js):
+// anything else falls back to its default, so the form refuses it.
+var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+
+// chatbotName applies the management API's rule: trimmed, 1 to 100
+// characters.
+func chatbotName(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	return s, s != "" && withinChars(s, maxChatbotName)
+}
+
+// withinChars reports whether s has at most n characters (code points,
+// as the API counts them).
+func withinChars(s string, n int) bool { return utf8.RuneCountInString(s) <= n }
+
+// readAgentForm parses a POST form (URL-encoded or multipart) of at most limit
+// bytes. On failure it returns the status and message key to show.
+func readAgentForm(w http.ResponseWriter, r *http.Request, limit int64) (int, string) {
+	r.Body = http.MaxBytesReader(w, unbound(r.Body), limit)
+	var err error
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		// Parts beyond this stay in temporary files, which net/http
+		// removes when the handler returns.
+		err = r.ParseMultipartForm(maxKnowledgeUpload)
+	} else {
+		err = r.ParseForm()
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, "agent.toolarge"
+	case err != nil:
+		return http.StatusBadRequest, "agent.invalid"
+	}
+	return 0, ""
+}
