@@ -91,9 +91,10 @@ func Known(lang string) bool { return slices.Contains(Languages, lang) }
 
 // Base reduces a language tag to its base language when Parley speaks it:
 // "ro-RO", "RU" and "en_GB" give "ro", "ru" and "en". ok is false for a
-// language Parley does not speak.
+// language Parley does not speak, and for a tag with spaces (" ro"): the
+// widget API refuses those rather than guess.
 func Base(tag string) (lang string, ok bool) {
-	base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+	base, _, _ := strings.Cut(strings.ToLower(tag), "-")
 	base, _, _ = strings.Cut(base, "_")
 	return base, Known(base)
 }
