@@ -34,13 +34,11 @@ func usageOf(entries []domain.KnowledgeEntry, l domain.KnowledgeLimits, lang str
 	return &kbUsage{groupDigits(s.Items, lang), groupDigits(l.MaxItems, lang), groupDigits(s.Chars, lang), groupDigits(l.MaxChars, lang)}
 }
 
-// groupDigits writes n with its thousands grouped: 1,000,000 in English,
-// 1.000.000 in Romanian, 1 000 000 (no-break spaces) in Russian.
+// groupDigits writes n with its thousands grouped as lang does (catalogue
+// key number.thousands): 1,000,000 in English, 1.000.000 in Romanian,
+// 1 000 000 (no-break spaces) in Russian.
 func groupDigits(n int, lang string) string {
-	sep := map[string]string{"ro": ".", "ru": "\u00a0"}[lang]
-	if sep == "" {
-		sep = ","
-	}
+	sep := T(lang, "number.thousands")
 	s := strconv.Itoa(n)
 	out := ""
 	for len(s) > 3 {
