@@ -9,15 +9,16 @@ import (
 	"parley/web/internal/widgetbuild"
 )
 
-// The committed dist/ must be what the sources build to; otherwise a change
-// to widget/ would silently not ship.
+// The committed dist/ must be what the sources (widget/ and the widget.*
+// texts of i18n/) build to; otherwise a change to them would silently not
+// ship.
 func TestDistIsCurrent(t *testing.T) {
 	b, err := widgetbuild.Build(os.DirFS("widget"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(b.Loader, WidgetJS) || !bytes.Equal(b.UI, WidgetUI) || b.UIName != WidgetUIName {
-		t.Fatal("web/dist is not the build of web/widget: run `go generate ./web` and commit web/dist")
+		t.Fatal("web/dist is not the build of web/widget and the catalogues web/i18n: run `go generate ./web` and commit web/dist")
 	}
 }
 

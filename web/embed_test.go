@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"parley/web/i18n"
 )
 
 func renderDemo(t *testing.T, key string) string {
@@ -88,41 +90,37 @@ func TestWidgetAvoidsUnsafeAPIs(t *testing.T) {
 	}
 }
 
-// Every language must have every text, or the UI would show "undefined".
+// Every language must have every text, or the UI would show "undefined":
+// ui.js destructures as many texts as it names for the build, and the
+// built widget holds every text of every language Parley speaks (the
+// catalogues' completeness is web/i18n's test).
 func TestWidgetTextsComplete(t *testing.T) {
 	src, err := os.ReadFile("widget/ui.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := regexp.MustCompile(`(?s)const TEXTS = \{(.*?)\n\};`).FindSubmatch(src)
-	if block == nil {
-		t.Fatal("TEXTS not found in ui.js")
+	keys := regexp.MustCompile(`PARLEY_TEXTS\('([a-z|]+)'\)`).FindSubmatch(src)
+	if keys == nil {
+		t.Fatal("PARLEY_TEXTS('name|…') not found in ui.js")
 	}
 	names := regexp.MustCompile(`const \[(tClose[^\]]*)\] = TEXTS`).FindSubmatch(src)
 	if names == nil {
 		t.Fatal("the destructuring of TEXTS not found in ui.js")
 	}
-	want := len(strings.Split(string(names[1]), ","))
-	langs := regexp.MustCompile(`(?m)^\s*(\w\w): '([^']*)',$`).FindAllSubmatch(block[1], -1)
-	if len(langs) != 3 {
-		t.Fatalf("found %d languages in TEXTS, want en, ro, ru", len(langs))
+	keyList := strings.Split(string(keys[1]), "|")
+	if n := len(strings.Split(string(names[1]), ",")); n != len(keyList) {
+		t.Errorf("ui.js names %d texts and destructures %d", len(keyList), n)
 	}
-	for _, l := range langs {
-		texts := strings.Split(string(l[2]), "|")
-		if len(texts) != want {
-			t.Errorf("%s has %d texts, want %d", l[1], len(texts), want)
+	for _, l := range i18n.Languages {
+		var texts []string
+		for _, k := range keyList {
+			texts = append(texts, i18n.Text(l, "widget."+k))
 		}
-		for i, s := range texts {
-			if strings.TrimSpace(s) == "" {
-				t.Errorf("%s text %d is empty", l[1], i)
-			}
+		if !bytes.Contains(WidgetUI, []byte(`"`+strings.Join(texts, "|")+`"`)) {
+			t.Errorf("the UI chunk lacks the %s texts", l)
 		}
-	}
-	loader, err := os.ReadFile("widget/loader.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`const OPEN = \{ en: '[^']+', ro: '[^']+', ru: '[^']+' \};`).Match(loader) {
-		t.Error("the loader's launcher name is not in en, ro and ru")
+		if !bytes.Contains(WidgetJS, []byte(l+`:"`+i18n.Text(l, "widget.open")+`"`)) {
+			t.Errorf("the loader lacks the %s launcher name", l)
+		}
 	}
 }

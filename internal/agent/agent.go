@@ -15,7 +15,7 @@ type Request struct {
 	Agent          domain.Agent
 	ConversationID string
 	Text           string
-	Lang           string // "en", "ro" or "ru"
+	Lang           string // one of i18n.Languages
 }
 
 // Reply is the agent's answer. Options become the chat response's

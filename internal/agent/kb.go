@@ -5,6 +5,7 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/retrieval"
+	"parley/web/i18n"
 )
 
 // KB is the built-in knowledge-base agent: it answers with the stored answer
@@ -129,18 +130,9 @@ func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k
 
 type phraseSet struct{ dontKnow, human string }
 
-// phrases are the agent's own texts. Other code matches the human options
-// literally: keep them as they are.
-var phrases = map[string]phraseSet{
-	"en": {"Sorry, I don't know the answer to that yet. A person from our team can help.", "Talk to a human"},
-	"ro": {"Îmi pare rău, încă nu știu răspunsul la asta. O persoană din echipa noastră vă poate ajuta.", "Vorbește cu un om"},
-	"ru": {"Извините, я пока не знаю ответа на этот вопрос. Вам может помочь сотрудник нашей команды.", "Поговорить с человеком"},
-}
-
-// phrasesFor returns the texts in lang, English for other languages.
+// phrasesFor returns the agent's own texts in lang, English for languages
+// Parley does not speak (catalogue keys reply.*). handoff matches the human
+// option literally, from the same key.
 func phrasesFor(lang string) phraseSet {
-	if p, ok := phrases[lang]; ok {
-		return p
-	}
-	return phrases["en"]
+	return phraseSet{dontKnow: i18n.Text(lang, "reply.unknown"), human: i18n.Text(lang, "reply.human")}
 }

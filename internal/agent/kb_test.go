@@ -44,8 +44,8 @@ func TestKBAnswers(t *testing.T) {
 		{"cat costa livrarea", "ro", kbEntries[2].Answer, false}, // no diacritics
 		{"сколько стоит доставка", "ru", kbEntries[3].Answer, false},
 		{"сколько стоит доставкa", "ru", kbEntries[3].Answer, false}, // a Latin "a" typed by mistake
-		{"tell me about quantum chromodynamics", "en", phrases["en"].dontKnow, true},
-		{"???", "ru", phrases["ru"].dontKnow, true},
+		{"tell me about quantum chromodynamics", "en", phrasesFor("en").dontKnow, true},
+		{"???", "ru", phrasesFor("ru").dontKnow, true},
 	}
 	for _, tt := range tests {
 		r := respond(t, kb, tt.text, tt.lang)

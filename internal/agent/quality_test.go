@@ -213,7 +213,7 @@ func evaluate(t *testing.T, d qualityData, entries []domain.KnowledgeEntry, ques
 	for _, q := range offTopic {
 		s := get(q.Lang)
 		s.offTopic++
-		if r := ask(q.Text, q.Lang); r.Unanswered && r.Text == phrases[q.Lang].dontKnow {
+		if r := ask(q.Text, q.Lang); r.Unanswered && r.Text == phrasesFor(q.Lang).dontKnow {
 			s.rejected++
 		} else {
 			t.Logf("off-topic answered %s %q → %q", q.Lang, q.Text, topicOf(d, q.Lang, r.Text))

@@ -17,7 +17,7 @@ type ChatInput struct {
 	ConversationID string
 	Text           string
 	VisitorID      string // optional; when sent it must be the conversation's visitor
-	Lang           string // en, ro or ru; "" means en
+	Lang           string // one of i18n.Languages; "" means en
 }
 
 // ChatResult is one of the spec's two 200 bodies: Handoff true means an

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"parley/internal/domain"
+	"parley/web/i18n"
 )
 
 // Limits of the widget API's inputs. MaxTextChars is the spec's; the others
@@ -31,19 +32,17 @@ func checkText(text string) error {
 	return nil
 }
 
-// NormalizeLang maps a language tag to one of en, ro, ru. Empty means en; a
-// region or script suffix is ignored ("ro-RO" is ro); case does not matter.
+// NormalizeLang maps a language tag to one of the languages Parley speaks
+// (i18n.Languages). Empty means en; a region or script suffix is ignored
+// ("ro-RO" is ro); case does not matter.
 func NormalizeLang(lang string) (string, error) {
 	if lang == "" {
 		return "en", nil
 	}
-	base, _, _ := strings.Cut(strings.ToLower(lang), "-")
-	base, _, _ = strings.Cut(base, "_")
-	switch base {
-	case "en", "ro", "ru":
+	if base, ok := i18n.Base(lang); ok {
 		return base, nil
 	}
-	return "", domain.Invalid("lang must be one of en, ro, ru")
+	return "", domain.Invalid("lang must be one of " + i18n.List())
 }
 
 func checkKey(key string) error {

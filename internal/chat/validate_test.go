@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"parley/internal/domain"
+	"parley/web/i18n"
 )
 
 func isInvalid(err error) bool {
@@ -52,6 +53,15 @@ func TestNormalizeLang(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("NormalizeLang(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	// The 400's text is the spec's (docs/api.md), made from the one list.
+	if _, err := NormalizeLang("de"); err == nil || err.Error() != "lang must be one of en, ro, ru" {
+		t.Errorf("NormalizeLang(de): %v", err)
+	}
+	for _, l := range i18n.Languages {
+		if got, err := NormalizeLang(strings.ToUpper(l)); err != nil || got != l {
+			t.Errorf("NormalizeLang(%q) = %q, %v: every language Parley speaks is accepted", strings.ToUpper(l), got, err)
 		}
 	}
 }

@@ -11,36 +11,6 @@ import (
 	"parley/internal/store"
 )
 
-func init() {
-	add(map[string][3]string{
-		"conv.title":      {"Conversation", "Conversație", "Разговор"},
-		"conv.visitor":    {"Visitor", "Vizitator", "Посетитель"},
-		"conv.page":       {"Page", "Pagina", "Страница"},
-		"conv.started":    {"Started", "Început", "Начат"},
-		"conv.agent":      {"Agent", "Agent", "Агент"},
-		"conv.takeover":   {"Take over", "Preia", "Взять на себя"},
-		"conv.release":    {"Hand back to AI", "Predă înapoi AI-ului", "Вернуть ИИ"},
-		"conv.reply":      {"Reply", "Răspuns", "Ответ"},
-		"conv.send":       {"Send", "Trimite", "Отправить"},
-		"conv.ai":         {"The AI is answering this conversation.", "AI-ul răspunde în această conversație.", "На этот разговор отвечает ИИ."},
-		"conv.mine":       {"You are answering this conversation.", "Dvs. răspundeți în această conversație.", "Вы отвечаете в этом разговоре."},
-		"conv.theirs":     {"%s is answering this conversation.", "%s răspunde în această conversație.", "В этом разговоре отвечает %s."},
-		"conv.api":        {"An operator is answering this conversation.", "Un operator răspunde în această conversație.", "В этом разговоре отвечает оператор."},
-		"conv.lost":       {"Someone else took this conversation over first.", "Altcineva a preluat deja această conversație.", "Этот разговор уже взял на себя другой оператор."},
-		"conv.waiting":    {"The visitor is waiting for a human.", "Vizitatorul așteaptă un om.", "Посетитель ждёт человека."},
-		"conv.empty":      {"No messages yet.", "Încă nu sunt mesaje.", "Сообщений пока нет."},
-		"conv.replyerr":   {"The reply must not be empty and at most 2000 characters.", "Răspunsul nu poate fi gol și are cel mult 2000 de caractere.", "Ответ не может быть пустым и длиннее 2000 символов."},
-		"role.visitor":    {"Visitor", "Vizitator", "Посетитель"},
-		"role.ai":         {"AI", "AI", "ИИ"},
-		"role.operator":   {"Operator", "Operator", "Оператор"},
-		"conv.transcript": {"Messages", "Mesaje", "Сообщения"},
-		"conv.older":      {"Load older messages", "Încarcă mesajele mai vechi", "Загрузить более ранние сообщения"},
-		"conv.olderdone":  {"Older messages loaded above.", "Mesajele mai vechi au fost încărcate mai sus.", "Более ранние сообщения загружены выше."},
-		"conv.newest":     {"Show the newest messages", "Arată cele mai noi mesaje", "Показать новые сообщения"},
-		"conv.full":       {"This conversation has reached its message limit: the visitor's next message starts a new conversation.", "Această conversație a atins limita de mesaje: următorul mesaj al vizitatorului începe o conversație nouă.", "В этом разговоре достигнут предел сообщений: следующее сообщение посетителя начнёт новый разговор."},
-	})
-}
-
 // transcriptPage is how many messages a conversation page shows at once:
 // the newest, with a link to the ones before them. A conversation may hold
 // thousands (those from before the cap on messages even more), and the

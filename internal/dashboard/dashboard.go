@@ -25,6 +25,7 @@ import (
 	"parley/internal/store"
 	"parley/internal/surge"
 	dashweb "parley/web/dashboard"
+	"parley/web/i18n"
 )
 
 // Options configure the dashboard.
@@ -166,7 +167,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	}
 	if v.Flash == "" {
 		v.Flash = r.URL.Query().Get("flash")
-		if _, ok := messages[v.Flash]; !ok {
+		if !i18n.Has(v.Flash) {
 			v.Flash = "" // only known messages, never echoed text
 		}
 	}

@@ -8,22 +8,6 @@ import (
 	"parley/internal/outbound"
 )
 
-func init() {
-	add(map[string][3]string{
-		"agent.llm.refused": {"The LLM endpoint leads to %s, %s. This server does not call private addresses; its administrator can allow them with PARLEY_FETCH_ALLOW_PRIVATE.",
-			"Endpointul LLM duce la %s, %s. Acest server nu apelează adrese private; administratorul său le poate permite cu PARLEY_FETCH_ALLOW_PRIVATE.",
-			"Адрес LLM ведёт на %s — %s. Этот сервер не обращается к частным адресам; администратор может разрешить их через PARLEY_FETCH_ALLOW_PRIVATE."},
-		"outbound.loopback":    {"a loopback address", "o adresă loopback", "адрес обратной петли (loopback)"},
-		"outbound.private":     {"a private address", "o adresă privată", "частный адрес"},
-		"outbound.linklocal":   {"a link-local address", "o adresă link-local", "локальный адрес канала (link-local)"},
-		"outbound.shared":      {"a shared (carrier-grade NAT) address", "o adresă partajată (NAT de operator)", "общий адрес операторского NAT (CGNAT)"},
-		"outbound.multicast":   {"a multicast address", "o adresă multicast", "групповой адрес (multicast)"},
-		"outbound.unspecified": {"an unspecified address", "o adresă nespecificată", "неопределённый адрес"},
-		"outbound.broadcast":   {"the broadcast address", "adresa de broadcast", "широковещательный адрес"},
-		"outbound.reserved":    {"a reserved address", "o adresă rezervată", "зарезервированный адрес"},
-	})
-}
-
 // refusedEndpoint says where a refused LLM endpoint leads, for the
 // message "agent.llm.refused" at the top of the agent page.
 type refusedEndpoint struct {

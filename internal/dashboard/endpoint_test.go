@@ -10,6 +10,7 @@ import (
 
 	"parley/internal/agent/llm"
 	"parley/internal/outbound"
+	"parley/web/i18n"
 )
 
 // The settings form refuses an LLM endpoint on a private address with a
@@ -73,7 +74,7 @@ func TestAgentSettingsRefusePrivateEndpoint(t *testing.T) {
 func TestRefusedClassesTranslated(t *testing.T) {
 	for _, c := range outbound.Classes {
 		key := "outbound." + c.Key()
-		if _, ok := messages[key]; !ok {
+		if !i18n.Has(key) {
 			t.Errorf("no message %q", key)
 		}
 	}

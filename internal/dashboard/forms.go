@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-func init() {
-	add(map[string][3]string{
-		"form.toolarge": {"The form is too large.", "Formularul este prea mare.", "Форма слишком большая."},
-		"form.invalid":  {"The form could not be read.", "Formularul nu a putut fi citit.", "Не удалось прочитать форму."},
-		"wait.seconds":  {"%d s", "%d s", "%d с"},
-		"wait.minutes":  {"%d min", "%d min", "%d мин"},
-	})
-}
-
 // maxForm bounds the body of every dashboard request (sign-in, sign-up,
 // passwords, team, language …): 16 KiB is far more than any of those forms
 // holds, and reading a 10 MB "name" is how sign-up once filled the disk.

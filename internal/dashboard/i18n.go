@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"parley/web/i18n"
 )
 
-// Languages the dashboard speaks, in the order of the switch.
-var languages = []string{"en", "ro", "ru"}
+// languages the dashboard speaks, in the order of the switch: Parley's one
+// list (package i18n).
+var languages = i18n.Languages
 
 // langCookie remembers the language switch.
 const langCookie = "parley_lang"
@@ -28,27 +31,12 @@ func language(r *http.Request) string {
 	return "en"
 }
 
-func known(lang string) bool {
-	for _, l := range languages {
-		if l == lang {
-			return true
-		}
-	}
-	return false
-}
+func known(lang string) bool { return i18n.Known(lang) }
 
-// T translates a message key into lang; a missing translation falls back
-// to English, a missing key shows the key (a test catches both).
-func T(lang, key string) string {
-	m, ok := messages[key]
-	if !ok {
-		return key
-	}
-	if s := m[lang]; s != "" {
-		return s
-	}
-	return m["en"]
-}
+// T translates a message key into lang from the message catalogues
+// (web/i18n/*.json): a missing translation falls back to English, a
+// missing key shows the key (the catalogue and template tests catch both).
+func T(lang, key string) string { return i18n.Text(lang, key) }
 
 // tf translates key and fills its verbs with args (none: the text as is).
 func tf(lang, key string, args []any) string {

@@ -11,34 +11,6 @@ import (
 	"parley/internal/store"
 )
 
-func init() {
-	add(map[string][3]string{
-		"nav.skip":            {"Skip to content", "Salt la conținut", "Перейти к содержимому"},
-		"inbox.title":         {"Inbox", "Conversații", "Входящие"},
-		"inbox.agent":         {"Agent", "Agent", "Агент"},
-		"inbox.allagents":     {"All agents", "Toți agenții", "Все агенты"},
-		"inbox.mode":          {"Handled by", "Gestionat de", "Кто отвечает"},
-		"inbox.anymode":       {"Anyone", "Oricine", "Любой"},
-		"inbox.search":        {"Search messages", "Caută în mesaje", "Поиск по сообщениям"},
-		"inbox.filter":        {"Filter", "Filtrează", "Применить"},
-		"inbox.visitor":       {"Visitor", "Vizitator", "Посетитель"},
-		"inbox.page":          {"Page", "Pagina", "Страница"},
-		"inbox.last":          {"Last message", "Ultimul mesaj", "Последнее сообщение"},
-		"inbox.time":          {"Time", "Ora", "Время"},
-		"inbox.empty":         {"No conversations yet.", "Încă nu sunt conversații.", "Разговоров пока нет."},
-		"inbox.next":          {"Next page", "Pagina următoare", "Следующая страница"},
-		"inbox.first":         {"First page", "Prima pagină", "Первая страница"},
-		"inbox.unread":        {"new", "nou", "новое"},
-		"inbox.sound":         {"Sound for conversations waiting for a human", "Sunet pentru conversațiile care așteaptă un om", "Звук для разговоров, ждущих человека"},
-		"inbox.notify":        {"Browser notifications for conversations waiting for a human", "Notificări în browser pentru conversațiile care așteaptă un om", "Уведомления браузера о разговорах, ждущих человека"},
-		"inbox.live":          {"The list updates live.", "Lista se actualizează automat.", "Список обновляется автоматически."},
-		"inbox.waitingnotice": {"A visitor is waiting for a human", "Un vizitator așteaptă un om", "Посетитель ждёт человека"},
-		"mode.ai":             {"AI", "AI", "ИИ"},
-		"mode.human":          {"Human", "Om", "Человек"},
-		"mode.waiting":        {"Waiting for a human", "Așteaptă un om", "Ждёт человека"},
-	})
-}
-
 // maxSearch is the longest search text, in characters.
 const maxSearch = 200
 

@@ -10,17 +10,6 @@ import (
 	"strings"
 )
 
-func init() {
-	add(map[string][3]string{
-		"error.bad": {"Cannot be stored", "Nu poate fi salvat", "Нельзя сохранить"},
-		"error.nul": {
-			"The request held a character that cannot be stored (NUL, U+0000). Remove it and try again.",
-			"Cererea conținea un caracter care nu poate fi salvat (NUL, U+0000). Eliminați-l și încercați din nou.",
-			"Запрос содержал символ, который нельзя сохранить (NUL, U+0000). Удалите его и попробуйте снова.",
-		},
-	})
-}
-
 // The dashboard's input rule for NUL characters. PostgreSQL cannot store
 // U+0000 and no field needs it, so a request whose path, query or posted
 // form holds one is answered 400 before its handler runs, whatever the

@@ -7,16 +7,6 @@ import (
 	"time"
 )
 
-func init() {
-	add(map[string][3]string{
-		"surge.banner": {
-			"Unusually many new conversations: %d in the last 10 minutes, against about %s usually. If these are not your visitors, someone may be using your public widget key to spend your allowance: lower the limits per address in the agents' settings, or rotate the key.",
-			"Neobișnuit de multe conversații noi: %d în ultimele 10 minute, față de aproximativ %s de obicei. Dacă nu sunt vizitatorii dvs., cineva poate folosi cheia publică a widgetului pentru a vă consuma alocația: micșorați limitele pe adresă în setările agenților sau rotiți cheia.",
-			"Необычно много новых разговоров: %d за последние 10 минут при обычных примерно %s. Если это не ваши посетители, кто-то может расходовать ваш лимит через публичный ключ виджета: уменьшите ограничения на адрес в настройках агентов или смените ключ.",
-		},
-	})
-}
-
 // surgeBanner is the banner of a surge of new conversations for the
 // account (package surge), worked out from the database on each page, so
 // that it shows whichever instance served the conversations. "" when

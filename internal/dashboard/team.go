@@ -11,45 +11,6 @@ import (
 	"parley/internal/store"
 )
 
-func init() {
-	add(map[string][3]string{
-		"team.title":         {"Team", "Echipă", "Команда"},
-		"team.roles":         {"Owners manage agents, keys, billing and the team. Operators answer conversations and see usage.", "Proprietarii gestionează agenții, cheile, facturarea și echipa. Operatorii răspund la conversații și văd consumul.", "Владельцы управляют агентами, ключами, оплатой и командой. Операторы отвечают на разговоры и видят использование."},
-		"team.members":       {"Members", "Membri", "Участники"},
-		"team.role":          {"Role", "Rol", "Роль"},
-		"team.role.owner":    {"Owner", "Proprietar", "Владелец"},
-		"team.role.operator": {"Operator", "Operator", "Оператор"},
-		"team.added":         {"Added", "Adăugat", "Добавлен"},
-		"team.actions":       {"Actions", "Acțiuni", "Действия"},
-		"team.you":           {"you", "dvs.", "вы"},
-		"team.remove":        {"Remove", "Elimină", "Удалить"},
-		"team.removelabel":   {"Remove %s", "Elimină: %s", "Удалить: %s"},
-		"team.removed":       {"The member was removed and signed out.", "Membrul a fost eliminat și deconectat.", "Участник удалён, его сеансы завершены."},
-		"team.self":          {"You cannot remove yourself.", "Nu vă puteți elimina singur.", "Нельзя удалить самого себя."},
-		"team.lastowner":     {"The last owner of the account cannot be removed.", "Ultimul proprietar al contului nu poate fi eliminat.", "Нельзя удалить последнего владельца аккаунта."},
-		"team.invite":        {"Invite an operator", "Invitați un operator", "Пригласить оператора"},
-		"team.temppassword":  {"Temporary password", "Parolă temporară", "Временный пароль"},
-		"team.passwordrule":  {"At least 10 characters, not a common password. Give it to the operator yourself; they can change it after signing in.", "Cel puțin 10 caractere, nu o parolă des folosită. Transmiteți-o personal operatorului; o poate schimba după autentificare.", "Не меньше 10 символов и не из распространённых. Передайте его оператору сами — после входа он сможет его сменить."},
-		"team.invitesubmit":  {"Invite", "Invită", "Пригласить"},
-		"team.invited":       {"The operator was added and can sign in now.", "Operatorul a fost adăugat și se poate autentifica acum.", "Оператор добавлен и уже может войти."},
-		"team.taken":         {"That email is taken.", "Acest email este deja folosit.", "Этот email уже занят."},
-		"team.namelong":      {"The name must be at most 100 characters.", "Numele poate avea cel mult 100 de caractere.", "Имя должно быть не длиннее 100 символов."},
-		"team.tokens":        {"API tokens", "Tokenuri API", "API-токены"},
-		"team.tokenshint":    {"Tokens authenticate the management API (Authorization: Bearer …).", "Tokenurile autentifică API-ul de administrare (Authorization: Bearer …).", "Токены дают доступ к API управления (Authorization: Bearer …)."},
-		"team.tokenname":     {"Token name", "Numele tokenului", "Название токена"},
-		"team.tokencreate":   {"Create token", "Creează un token", "Создать токен"},
-		"team.tokennameerr":  {"Give the token a name of at most 100 characters.", "Dați tokenului un nume de cel mult 100 de caractere.", "Укажите название токена длиной не более 100 символов."},
-		"team.created":       {"Created", "Creat", "Создан"},
-		"team.notokens":      {"No API tokens yet.", "Încă nu există tokenuri API.", "API-токенов пока нет."},
-		"team.newtoken":      {"New API token", "Token API nou", "Новый API-токен"},
-		"team.tokenonce":     {"Copy the token now: it is not shown again.", "Copiați tokenul acum: nu va mai fi afișat.", "Скопируйте токен сейчас: он больше не будет показан."},
-		"team.copy":          {"Copy", "Copiază", "Копировать"},
-		"team.revoke":        {"Revoke", "Revocă", "Отозвать"},
-		"team.revokelabel":   {"Revoke %s", "Revocă: %s", "Отозвать: %s"},
-		"team.revoked":       {"The token was revoked: it no longer works.", "Tokenul a fost revocat: nu mai funcționează.", "Токен отозван и больше не действует."},
-	})
-}
-
 // maxTeamName bounds member and token names, so a page of them stays
 // readable.
 const maxTeamName = 100

@@ -9,50 +9,6 @@ import (
 	"parley/internal/quota"
 )
 
-func init() {
-	add(map[string][3]string{
-		"usage.title":             {"Usage", "Consum", "Использование"},
-		"usage.period":            {"Period", "Perioada", "Период"},
-		"usage.periodnote":        {"calendar month, UTC", "luna calendaristică, UTC", "календарный месяц, UTC"},
-		"usage.conversations":     {"Conversations this month", "Conversații în această lună", "Разговоры в этом месяце"},
-		"usage.of":                {"%d of %d", "%d din %d", "%d из %d"},
-		"usage.overage":           {"Overage conversations", "Conversații peste limită", "Разговоры сверх лимита"},
-		"usage.overagecost":       {"Overage cost", "Costul depășirii", "Стоимость превышения"},
-		"usage.price":             {"Price per overage conversation", "Preț pentru o conversație peste limită", "Цена разговора сверх лимита"},
-		"usage.cap":               {"Spend cap", "Plafon de cheltuieli", "Лимит расходов"},
-		"usage.overageoff":        {"Off: conversations beyond the allowance are refused.", "Dezactivată: conversațiile peste limită sunt refuzate.", "Отключено: разговоры сверх лимита отклоняются."},
-		"usage.overagestate":      {"Overage", "Depășire", "Превышение"},
-		"usage.status":            {"New conversations", "Conversații noi", "Новые разговоры"},
-		"usage.open":              {"Accepted.", "Sunt acceptate.", "Принимаются."},
-		"usage.blocked.quota":     {"Refused: the monthly allowance is used up and overage is off.", "Refuzate: limita lunară este epuizată, iar depășirea este dezactivată.", "Отклоняются: месячный лимит исчерпан, а превышение отключено."},
-		"usage.blocked.spend_cap": {"Refused: the overage spend cap is reached.", "Refuzate: plafonul de cheltuieli pentru depășire a fost atins.", "Отклоняются: достигнут лимит расходов на превышение."},
-		"usage.warn": {"80%% or more of this month's allowance is used (%d of %d).",
-			"Ați folosit cel puțin 80%% din limita lunară (%d din %d).",
-			"Использовано не менее 80%% месячного лимита (%d из %d)."},
-		"usage.full.overage": {"This month's allowance is used up. New conversations are billed as overage at %s each, up to the spend cap of %s.",
-			"Limita lunară este epuizată. Conversațiile noi sunt facturate ca depășire, la %s fiecare, până la plafonul de cheltuieli de %s.",
-			"Месячный лимит исчерпан. Новые разговоры оплачиваются как превышение — по %s за каждый, до лимита расходов %s."},
-		"usage.full.refused": {"This month's allowance is used up and overage is off: new conversations are refused until next month.",
-			"Limita lunară este epuizată și depășirea este dezactivată: conversațiile noi sunt refuzate până luna viitoare.",
-			"Месячный лимит исчерпан, а превышение отключено: новые разговоры отклоняются до следующего месяца."},
-		"usage.capused": {"Overage so far: %s of the %s spend cap (%d%%).",
-			"Depășire până acum: %s din plafonul de %s (%d%%).",
-			"Превышение на данный момент: %s из лимита расходов %s (%d%%)."},
-		"usage.capwarn": {"80%% or more of the spend cap is used (%s of %s).",
-			"Ați folosit cel puțin 80%% din plafonul de cheltuieli (%s din %s).",
-			"Использовано не менее 80%% лимита расходов (%s из %s)."},
-		"usage.capfull": {"The spend cap is reached: new conversations are refused until next month.",
-			"Plafonul de cheltuieli a fost atins: conversațiile noi sunt refuzate până luna viitoare.",
-			"Лимит расходов достигнут: новые разговоры отклоняются до следующего месяца."},
-		"usage.chart": {"Conversations per day, last 30 days", "Conversații pe zi, ultimele 30 de zile", "Разговоры по дням за последние 30 дней"},
-		"usage.chartdesc": {"From %s to %s (UTC). Total: %d; most in one day: %d.",
-			"De la %s până la %s (UTC). Total: %d; maximum într-o zi: %d.",
-			"С %s по %s (UTC). Всего: %d; максимум за день: %d."},
-		"usage.day":   {"Day", "Ziua", "День"},
-		"usage.count": {"Conversations", "Conversații", "Разговоры"},
-	})
-}
-
 // chartDays is how many days the chart shows, today included.
 const chartDays = 30
 

@@ -3,6 +3,8 @@ package domain
 import (
 	"strings"
 	"unicode/utf8"
+
+	"parley/web/i18n"
 )
 
 // Limits on knowledge items, the same through the API and the dashboard.
@@ -34,7 +36,7 @@ const (
 )
 
 var knowledgeProblemText = map[KnowledgeProblem]string{
-	KnowledgeBadLang:    "knowledge lang must be en, ro, ru or empty",
+	KnowledgeBadLang:    "knowledge lang must be " + i18n.List() + " or empty",
 	KnowledgeBadKind:    `knowledge kind must be "qa" or "document"`,
 	KnowledgeQAMissing:  "a question-and-answer entry needs a question and an answer",
 	KnowledgeQALong:     "knowledge questions and answers are at most 10000 characters",
@@ -65,9 +67,7 @@ func knowledgeError(p KnowledgeProblem) error {
 func CheckKnowledge(e KnowledgeEntry) (KnowledgeEntry, error) {
 	e.ID = ""
 	e.Lang = strings.ToLower(strings.TrimSpace(e.Lang))
-	switch e.Lang {
-	case "", "en", "ro", "ru":
-	default:
+	if e.Lang != "" && !i18n.Known(e.Lang) {
 		return e, knowledgeError(KnowledgeBadLang)
 	}
 	all := e.Question + e.Answer + e.Title + e.Text

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"parley/web/i18n"
 )
 
 func TestCheckKnowledge(t *testing.T) {
@@ -46,5 +48,20 @@ func TestCheckKnowledge(t *testing.T) {
 	e, _ := CheckKnowledge(KnowledgeEntry{ID: "k1", Question: " Q ", Answer: " A ", Lang: " RU "})
 	if e.ID != "" || e.Kind != KindQA || e.Question != "Q" || e.Answer != "A" || e.Lang != "ru" {
 		t.Errorf("normalised to %+v", e)
+	}
+}
+
+// Every language Parley speaks is a knowledge language, and the 400 names
+// them as docs/api.md does.
+func TestKnowledgeLanguages(t *testing.T) {
+	t.Parallel()
+	for _, l := range i18n.Languages {
+		if _, err := CheckKnowledge(KnowledgeEntry{Question: "Q", Answer: "A", Lang: l}); err != nil {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
+	_, err := CheckKnowledge(KnowledgeEntry{Question: "Q", Answer: "A", Lang: "de"})
+	if err == nil || err.Error() != "knowledge lang must be en, ro, ru or empty" {
+		t.Errorf("de: %v", err)
 	}
 }

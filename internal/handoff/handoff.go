@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"parley/internal/parsecache"
+	"parley/web/i18n"
 )
 
 // MissesBeforeHandoff is how many unanswered replies in a row ask for a
@@ -70,31 +71,16 @@ func (s Settings) Message(lang string) string {
 	if m := strings.TrimSpace(s.messages[""]); m != "" {
 		return m
 	}
-	if m, ok := defaultMessages[lang]; ok {
-		return m
-	}
-	return defaultMessages["en"]
+	return i18n.Text(lang, "handoff.message") // English for other languages
 }
 
-var defaultMessages = map[string]string{
-	"en": "I've asked a person from our team to join. They will answer here shortly.",
-	"ro": "Am rugat o persoană din echipa noastră să se alăture. Vă va răspunde aici în curând.",
-	"ru": "Я позвал сотрудника нашей команды. Он скоро ответит здесь.",
-}
-
-// TalkToHuman is the quick reply that asks for a person, per language.
-var TalkToHuman = map[string]string{
-	"en": "Talk to a human",
-	"ro": "Vorbește cu un om",
-	"ru": "Поговорить с человеком",
-}
-
-// talkToHumanLower holds TalkToHuman's texts in lower case, made once:
-// AsksForHuman runs on every chat.
+// talkToHumanLower holds the "Talk to a human" quick reply of every
+// language (the agent offers it, catalogue key reply.human) in lower case,
+// made once: AsksForHuman runs on every chat.
 var talkToHumanLower = func() []string {
 	var l []string
-	for _, q := range TalkToHuman {
-		l = append(l, strings.ToLower(q))
+	for _, lang := range i18n.Languages {
+		l = append(l, strings.ToLower(i18n.Text(lang, "reply.human")))
 	}
 	return l
 }()

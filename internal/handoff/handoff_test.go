@@ -38,17 +38,22 @@ func TestAsksForHuman(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	// The defaults, from the catalogues (handoff.message).
+	const (
+		defEN = "I've asked a person from our team to join. They will answer here shortly."
+		defRO = "Am rugat o persoană din echipa noastră să se alăture. Vă va răspunde aici în curând."
+	)
 	tests := []struct {
 		config  string
 		enabled bool
 		en, ro  string
 	}{
-		{`{}`, true, defaultMessages["en"], defaultMessages["ro"]},
-		{`not json`, true, defaultMessages["en"], defaultMessages["ro"]},
-		{`{"handoff":{"enabled":false}}`, false, defaultMessages["en"], defaultMessages["ro"]},
+		{`{}`, true, defEN, defRO},
+		{`not json`, true, defEN, defRO},
+		{`{"handoff":{"enabled":false}}`, false, defEN, defRO},
 		{`{"handoff":{"message":"Ana will be with you."}}`, true, "Ana will be with you.", "Ana will be with you."},
-		{`{"handoff":{"message":{"ro":"Vine Ana."}}}`, true, defaultMessages["en"], "Vine Ana."},
-		{`{"handoff":{"enabled":"yes"}}`, true, defaultMessages["en"], defaultMessages["ro"]},
+		{`{"handoff":{"message":{"ro":"Vine Ana."}}}`, true, defEN, "Vine Ana."},
+		{`{"handoff":{"enabled":"yes"}}`, true, defEN, defRO},
 	}
 	for _, tt := range tests {
 		s := Parse(json.RawMessage(tt.config))
@@ -56,7 +61,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%s) = %v %q %q, want %v %q %q", tt.config, s.Enabled, s.Message("en"), s.Message("ro"), tt.enabled, tt.en, tt.ro)
 		}
 	}
-	if Parse(nil).Message("de") != defaultMessages["en"] {
+	if Parse(nil).Message("de") != defEN {
 		t.Error("an unknown language should fall back to English")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"parley/internal/domain"
+	"parley/web/i18n"
 )
 
 // Builder builds the successive indexes of one knowledge base. It keeps
@@ -246,8 +247,10 @@ func (b *Builder) Build(entries []domain.KnowledgeEntry) *Index {
 	}
 	if untagged {
 		// Untagged entries answer in every language, each analysed with
-		// the rules of the language it is searched in.
-		for _, l := range []string{"en", "ro", "ru"} {
+		// the rules of the language it is searched in. A language Parley
+		// speaks without rules of its own here (stemLang) gets the
+		// generic ones, the same index as ix.other.
+		for _, l := range i18n.Languages {
 			langs[l] = true
 		}
 		ix.other = langIndex("")

@@ -4,7 +4,8 @@
 // (ui.js) is a separate module fetched when the visitor first opens the chat
 // (or points at the launcher), so a page whose visitors never chat pays for
 // about 2 KB. Hand-written; web/internal/widgetbuild minifies it and fills
-// in PARLEY_UI (the UI chunk's hashed file name) and PARLEY_LAUNCHER_CSS.
+// in PARLEY_UI (the UI chunk's hashed file name), PARLEY_LAUNCHER_CSS and
+// the launcher's name in each language.
 // Elements are made with createElement and filled with textContent, styles
 // are constructed stylesheets and nothing is evaluated from strings, so a
 // CSP that allows this script's origin in script-src and connect-src is
@@ -18,7 +19,10 @@
   // launcher or fight over the same storage.
   if (!key || !me.src || window.Parley) return;
 
-  const OPEN = { en: 'Open chat', ro: 'Deschide chatul', ru: 'Открыть чат' };
+  // The launcher's name in every language the widget speaks, by language:
+  // the build fills it in from the message catalogues (web/i18n, key
+  // widget.open), so a new language needs no edit here.
+  const OPEN = PARLEY_OPEN;
   // The first of data-lang, <html lang>, the browser's language that we
   // speak; "ro-RO" counts as "ro".
   const lang = [ds.lang, document.documentElement.lang, navigator.language]

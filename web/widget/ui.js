@@ -2,14 +2,13 @@
 // first opens the chat, served as /widget-ui.<hash>.js. It builds the panel
 // inside the loader's shadow root and talks to the widget API (docs/api.md).
 // Message text from anyone only ever becomes text nodes (textContent), never
-// markup; web/internal/widgetbuild fills in PARLEY_UI_CSS when minifying.
+// markup; web/internal/widgetbuild fills in PARLEY_UI_CSS and the texts
+// when minifying.
 
-// Texts, in the order of the names below; '|' separates them.
-const TEXTS = {
-  en: 'Close chat|Message|Write a message…|Send|Retry|An operator will answer you here.|The assistant is answering again.|Chat is unavailable right now. Please try again later.|Too many messages. Sending again in a few seconds…|Could not reach the chat. Check your connection and retry.|The message is longer than 2000 characters.|You|Operator|Chat|Suggested replies|Too many new chats from your network right now. Please try again later.',
-  ro: 'Închide chatul|Mesaj|Scrieți un mesaj…|Trimite|Reîncearcă|Un operator vă va răspunde aici.|Asistentul răspunde din nou.|Chatul nu este disponibil acum. Vă rugăm să reveniți mai târziu.|Prea multe mesaje. Retrimitem în câteva secunde…|Nu am putut contacta chatul. Verificați conexiunea și reîncercați.|Mesajul depășește 2000 de caractere.|Dvs.|Operator|Chat|Răspunsuri sugerate|Prea multe conversații noi din rețeaua dvs. acum. Vă rugăm să reveniți mai târziu.',
-  ru: 'Закрыть чат|Сообщение|Напишите сообщение…|Отправить|Повторить|Оператор ответит вам здесь.|Ассистент снова отвечает.|Чат сейчас недоступен. Пожалуйста, попробуйте позже.|Слишком много сообщений. Отправим снова через несколько секунд…|Не удалось связаться с чатом. Проверьте подключение и повторите.|Сообщение длиннее 2000 символов.|Вы|Оператор|Чат|Варианты ответа|Сейчас из вашей сети начато слишком много новых чатов. Пожалуйста, попробуйте позже.',
-};
+// The texts by language: the build fills them in from the message
+// catalogues (web/i18n, keys widget.<name>), each language's joined with
+// '|' in the order of these names, which mount destructures.
+const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats');
 
 // The server's limit, counted in code points as the server counts them.
 const MAX = 2000;

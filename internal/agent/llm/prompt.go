@@ -8,6 +8,7 @@ import (
 
 	"parley/internal/agent"
 	"parley/internal/domain"
+	"parley/web/i18n"
 )
 
 // Chat Completions roles used here. "system" rather than OpenAI's newer
@@ -22,14 +23,6 @@ const (
 type message struct {
 	Role    string
 	Content string
-}
-
-// languageNames are the languages the widget speaks, named the way a model
-// understands best.
-var languageNames = map[string]string{
-	"en": "English",
-	"ro": "Romanian",
-	"ru": "Russian",
 }
 
 // replyFormat asks for the structured reply parseReply understands. It is
@@ -107,12 +100,10 @@ func defaultInstructions(name string) string {
 		"never invent facts, prices or policies. Keep answers short and friendly.", name)
 }
 
-func languageName(lang string) string {
-	if n, ok := languageNames[lang]; ok {
-		return n
-	}
-	return languageNames["en"]
-}
+// languageName names lang in English, the way a model understands best
+// (language.english of its catalogue); English for languages Parley does
+// not speak.
+func languageName(lang string) string { return i18n.EnglishName(lang) }
 
 // earlierTurns maps the conversation before the current message to chat
 // messages, keeping the newest ones whose text fits in budget characters.

@@ -34,7 +34,8 @@ func UIName(ui []byte) string {
 }
 
 // Build reads loader.js, launcher.css, ui.js and ui.css from src and
-// returns the minified bundle. The CSS becomes string constants inside the
+// returns the minified bundle. The texts come from the message catalogues
+// (see texts.go). The CSS becomes string constants inside the
 // scripts (PARLEY_LAUNCHER_CSS, PARLEY_UI_CSS), since the widget installs
 // it as constructed stylesheets; PARLEY_UI in the loader becomes the UI
 // chunk's name.
@@ -44,12 +45,19 @@ func Build(src fs.FS) (Bundle, error) {
 		return string(b), err
 	}
 	files := map[string]string{}
+	var err error
 	for _, name := range []string{"loader.js", "launcher.css", "ui.js", "ui.css"} {
 		s, err := read(name)
 		if err != nil {
 			return Bundle{}, err
 		}
 		files[name] = s
+	}
+	if files["loader.js"], err = injectOpen(files["loader.js"]); err != nil {
+		return Bundle{}, err
+	}
+	if files["ui.js"], err = injectTexts(files["ui.js"]); err != nil {
+		return Bundle{}, err
 	}
 	launcherCSS, err := minify("launcher.css", files["launcher.css"], api.LoaderCSS, 0, nil)
 	if err != nil {
