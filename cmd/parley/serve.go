@@ -13,6 +13,7 @@ import (
 
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/config"
@@ -137,9 +138,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
+	// One rule book for agents, keys and knowledge, for the dashboard and
+	// the management API alike.
+	agents := agentadmin.New(agentadmin.Options{
+		Store: st, Bounds: bounds(cfg), Invalidate: kb.Invalidate, CheckEndpoint: llmBackend.CheckAgentConfig,
+	})
 	dash, err := dashboard.New(dashboard.Options{
-		Store: st, Chat: chatSvc, Notifier: hub, Invalidate: kb.Invalidate, Signup: cfg.Signup,
-		BaseURL: cfg.BaseURL, Logger: log, CheckAgentConfig: llmBackend.CheckAgentConfig, Bounds: bounds(cfg),
+		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
+		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits,
 	})
@@ -151,7 +157,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ParkOn(lot).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, kb, bounds(cfg)).CheckConfigs(llmBackend.CheckAgentConfig),
+		Manage:    manageapi.New(st, chatSvc, agents),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,

@@ -5,15 +5,13 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
-	"strings"
 	"unicode/utf8"
 )
 
-// Limits of the agent forms. Knowledge items follow the management API's
-// rules (domain.CheckKnowledge), so an item saved here can also be sent
-// there and the other way round.
+// Limits of the agent forms. The name and knowledge items follow the
+// rules both this and the management API apply (agentadmin), so what is
+// saved here can also be sent there and the other way round.
 const (
-	maxChatbotName     = 100
 	maxKnowledgeUpload = 1 << 20
 
 	// Config values. The API refuses none (it keeps a config as sent), but
@@ -39,13 +37,6 @@ const (
 // hexColor is what the widget accepts as a colour (web/widget/loader.js):
 // anything else falls back to its default, so the form refuses it.
 var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
-
-// chatbotName applies the management API's rule: trimmed, 1 to 100
-// characters.
-func chatbotName(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	return s, s != "" && withinChars(s, maxChatbotName)
-}
 
 // withinChars reports whether s has at most n characters (code points,
 // as the API counts them).

@@ -1,10 +1,10 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
+	"parley/internal/agentadmin"
 	"parley/internal/domain"
-	"parley/internal/secret"
-	"parley/internal/store"
 	"strings"
 )
 
@@ -26,18 +26,18 @@ func (d *Dashboard) Agents(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) showAgents(w http.ResponseWriter, r *http.Request, status int, data agentsData, errKey string) {
 	u := user(r)
-	agents, err := d.Store.Agents(r.Context(), u.AccountID)
+	agents, err := d.AgentAdmin.Agents(r.Context(), u.AccountID)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	for _, a := range agents {
-		keys, err := d.Store.Keys(r.Context(), u.AccountID, a.ID)
+		keys, err := d.AgentAdmin.Keys(r.Context(), u.AccountID, a.ID)
 		if err != nil {
 			d.fail(w, r, err)
 			return
 		}
-		data.Rows = append(data.Rows, agentRow{Agent: a, Key: newestActive(keys)})
+		data.Rows = append(data.Rows, agentRow{Agent: a, Key: agentadmin.EmbedKey(keys)})
 	}
 	d.render(w, r, status, "agents", view{Title: "agents.title", Nav: "agents", Error: errKey, Data: data})
 }
@@ -50,12 +50,11 @@ func (d *Dashboard) CreateAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PostFormValue("name")
-	n, ok := chatbotName(name)
-	if !ok {
+	ag, err := d.AgentAdmin.CreateAgent(r.Context(), user(r).AccountID, agentadmin.NewAgent{Name: name})
+	if errors.Is(err, agentadmin.ErrName) {
 		d.showAgents(w, r, http.StatusBadRequest, agentsData{Name: name}, "agent.name.invalid")
 		return
 	}
-	ag, err := d.Store.CreateAgent(r.Context(), store.NewAgent{AccountID: user(r).AccountID, ChatbotName: n, Key: secret.WidgetKey(), MaxAgents: d.Bounds.MaxAgents})
 	if key := limitKey(err); key != "" {
 		d.showAgents(w, r, http.StatusForbidden, agentsData{Name: name}, key)
 		return
@@ -89,7 +88,7 @@ type agentData struct {
 // agent loads one of the signed-in user's account's agents; another
 // account's is domain.ErrNotFound, like a missing one.
 func (d *Dashboard) agent(r *http.Request) (domain.Agent, error) {
-	return d.Store.Agent(r.Context(), user(r).AccountID, r.PathValue("id"))
+	return d.AgentAdmin.Agent(r.Context(), user(r).AccountID, r.PathValue("id"))
 }
 
 // Agent shows an agent: embed code and keys, settings, knowledge and the
@@ -104,15 +103,15 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 		d.fail(w, r, err)
 		return
 	}
-	if data.Keys, err = d.Store.Keys(r.Context(), ag.AccountID, ag.ID); err != nil {
+	if data.Keys, err = d.AgentAdmin.Keys(r.Context(), ag.AccountID, ag.ID); err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	if data.Knowledge, err = d.Store.Knowledge(r.Context(), ag.ID); err != nil {
+	if data.Knowledge, err = d.AgentAdmin.Knowledge(r.Context(), ag.AccountID, ag.ID); err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	data.Usage = usageOf(data.Knowledge, d.Bounds.Knowledge, language(r))
+	data.Usage = usageOf(data.Knowledge, d.AgentAdmin.Bounds().Knowledge, language(r))
 	if data.edit != nil {
 		for i, e := range data.Knowledge {
 			if e.ID == data.edit.ID {
@@ -122,7 +121,7 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 		}
 	}
 	data.Agent = ag
-	data.Key = newestActive(data.Keys)
+	data.Key = agentadmin.EmbedKey(data.Keys)
 	if data.Key != "" {
 		data.Embed = `<script async src="` + d.widgetBase(r) + `/widget.js" data-key="` + data.Key + `"></script>`
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"parley/internal/agent"
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/notify"
@@ -33,6 +34,14 @@ type agEnv struct {
 	owner       domain.User
 	session     string // the owner's session token
 	invalidated []string
+	bounds      domain.Bounds
+}
+
+// admin is the agents' rule book as the server wires it: the env's store,
+// bounds and invalidation log, and check for LLM endpoints (nil: none).
+func (e *agEnv) admin(check func(context.Context, json.RawMessage) error) *agentadmin.Service {
+	return agentadmin.New(agentadmin.Options{Store: e.st, Bounds: e.bounds, CheckEndpoint: check,
+		Invalidate: func(id string) { e.invalidated = append(e.invalidated, id) }})
 }
 
 func agentRoutes(mux *http.ServeMux, d *Dashboard) {
@@ -63,9 +72,8 @@ func newBoundedAgEnv(t *testing.T, b domain.Bounds) *agEnv {
 	kb := agent.NewKB(st, agent.KBOptions{})
 	t.Cleanup(kb.Stop)
 	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
-	e := &agEnv{t: t, st: st, mux: http.NewServeMux()}
-	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet, Bounds: b,
-		Invalidate: func(id string) { e.invalidated = append(e.invalidated, id) }})
+	e := &agEnv{t: t, st: st, mux: http.NewServeMux(), bounds: b}
+	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet, AgentAdmin: e.admin(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"parley/internal/agentadmin"
 	"parley/internal/domain"
-	"parley/internal/store"
 	"strings"
 )
 
@@ -248,8 +248,8 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 	invalid := func(key string) {
 		d.showAgent(w, r, http.StatusBadRequest, agentData{Settings: f, settingsTyped: true}, key)
 	}
-	name, ok := chatbotName(f.Name)
-	if !ok {
+	// The name is reported before the form's other fields.
+	if _, err := agentadmin.CheckName(f.Name); err != nil {
 		invalid("agent.name.invalid")
 		return
 	}
@@ -258,11 +258,12 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		invalid(key)
 		return
 	}
-	if refused, key := d.checkEndpoint(r, cfg); key != "" || refused != nil {
+	_, err = d.AgentAdmin.UpdateAgent(r.Context(), ag.AccountID, ag.ID, agentadmin.AgentChange{Name: &f.Name, Config: cfg})
+	if refused, key := configRefusal(err); key != "" || refused != nil {
 		d.showAgent(w, r, http.StatusBadRequest, agentData{Settings: f, settingsTyped: true, Refused: refused}, key)
 		return
 	}
-	if _, err := d.Store.UpdateAgent(r.Context(), ag.AccountID, ag.ID, store.AgentPatch{ChatbotName: &name, Config: cfg}); err != nil {
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}

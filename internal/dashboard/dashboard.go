@@ -7,7 +7,7 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
@@ -33,20 +34,17 @@ type Options struct {
 	Store    store.Store
 	Chat     *chat.Service
 	Notifier notify.Notifier
-	// Invalidate is told when an agent's knowledge changes (the KB cache).
-	Invalidate func(agentID string)
+	// AgentAdmin applies the rules for agents, their widget keys and
+	// their knowledge (with the instance's bounds, the knowledge cache and
+	// the LLM endpoint check). Required.
+	AgentAdmin *agentadmin.Service
 	Signup     bool // anyone may create an account
 	// ClientIP names the client for the sign-in and sign-up limits (the
 	// server's trusted-proxy logic); default: the TCP peer.
 	ClientIP func(*http.Request) string
-	BaseURL  string        // public URL for embed snippets; "" uses the request's host
-	Bounds   domain.Bounds // knowledge per agent, agents per account; zero: none
+	BaseURL  string // public URL for embed snippets; "" uses the request's host
 	Logger   *slog.Logger
 	Now      func() time.Time
-	// CheckAgentConfig says whether an agent's settings may be saved
-	// beyond the form's rules: the LLM endpoint they name
-	// (llm.Responder.CheckAgentConfig). Nil checks nothing more.
-	CheckAgentConfig func(ctx context.Context, config json.RawMessage) error
 	// Surges, when set, puts a banner on every page while the account
 	// gets far more new conversations than usual (surge.go).
 	Surges *surge.Detector
@@ -82,8 +80,8 @@ func New(o Options) (*Dashboard, error) {
 	if o.ClientIP == nil {
 		o.ClientIP = clientAddr
 	}
-	if o.Invalidate == nil {
-		o.Invalidate = func(string) {}
+	if o.AgentAdmin == nil {
+		return nil, errors.New("dashboard: Options.AgentAdmin is required")
 	}
 	d := &Dashboard{Options: o, pages: map[string]*template.Template{}, stopping: make(chan struct{})}
 	d.signins = signin.New()

@@ -1,10 +1,9 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"errors"
-	"net/http"
 
+	"parley/internal/agentadmin"
 	"parley/internal/outbound"
 )
 
@@ -15,19 +14,23 @@ type refusedEndpoint struct {
 	Class  string // message key of the address's kind: "outbound.loopback"
 }
 
-// checkEndpoint applies Options.CheckAgentConfig to the config the
-// settings form would save. A refused address comes back as what the page
-// explains; any other refusal (not an http(s) URL) as a message key.
-func (d *Dashboard) checkEndpoint(r *http.Request, cfg json.RawMessage) (*refusedEndpoint, string) {
-	if d.CheckAgentConfig == nil {
+// configRefusal reads agentadmin's refusal of the settings form: a name
+// or a config it does not take. A refused address comes back as what the
+// page explains; any other refusal of the LLM endpoint (not an http(s)
+// URL) and a breach of the config's own rules as a message key. Other
+// errors, and nil, are neither.
+func configRefusal(err error) (*refusedEndpoint, string) {
+	var ce *agentadmin.ConfigError
+	switch {
+	case errors.Is(err, agentadmin.ErrName):
+		return nil, "agent.name.invalid"
+	case !errors.As(err, &ce):
 		return nil, ""
-	}
-	err := d.CheckAgentConfig(r.Context(), cfg)
-	if err == nil {
-		return nil, ""
+	case !ce.Endpoint:
+		return nil, "agent.invalid" // a stored config the form kept, refused by the rules the API applies
 	}
 	var refused *outbound.Refusal
-	if !errors.As(err, &refused) {
+	if !errors.As(ce.Err, &refused) {
 		return nil, "agent.llm.invalid"
 	}
 	target := refused.Addr.String()

@@ -18,7 +18,7 @@ import (
 // typed stays in the form and nothing is saved.
 func TestAgentSettingsRefusePrivateEndpoint(t *testing.T) {
 	e := newAgEnv(t)
-	e.d.CheckAgentConfig = llm.New(llm.Config{}, llm.Deps{}).CheckAgentConfig // the instance's defaults
+	e.d.AgentAdmin = e.admin(llm.New(llm.Config{}, llm.Deps{}).CheckAgentConfig) // the instance's defaults
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
 	form := func(provider, baseURL string) url.Values {
 		return url.Values{
@@ -64,7 +64,7 @@ func TestAgentSettingsRefusePrivateEndpoint(t *testing.T) {
 		t.Fatalf("public endpoint: %d %s", p.status, p.body)
 	}
 	// With private addresses allowed, the loopback one is too.
-	e.d.CheckAgentConfig = llm.New(llm.Config{}, llm.Deps{Outbound: outbound.New(outbound.Options{AllowPrivate: true})}).CheckAgentConfig
+	e.d.AgentAdmin = e.admin(llm.New(llm.Config{}, llm.Deps{Outbound: outbound.New(outbound.Options{AllowPrivate: true})}).CheckAgentConfig)
 	if p := post(form("", "http://127.0.0.1:9100/v1"), "en"); p.status != http.StatusSeeOther {
 		t.Fatalf("AllowPrivate: %d", p.status)
 	}

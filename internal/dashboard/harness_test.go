@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"parley/internal/agent"
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/notify"
@@ -53,7 +54,7 @@ func newTestDash(t testing.TB, routes func(mux *http.ServeMux, d *Dashboard)) *t
 	kb := agent.NewKB(st, agent.KBOptions{})
 	t.Cleanup(kb.Stop)
 	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
-	d, err := New(Options{Store: st, Chat: c, Notifier: hub, Signup: true, Logger: quiet})
+	d, err := New(Options{Store: st, Chat: c, Notifier: hub, Signup: true, Logger: quiet, AgentAdmin: agentadmin.New(agentadmin.Options{Store: st})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -104,13 +105,14 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).
 	endpoints := llm.New(llm.Config{}, llm.Deps{}).CheckAgentConfig
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, Invalidate: kb.Invalidate, Logger: quiet, CheckAgentConfig: endpoints})
+	admin := agentadmin.New(agentadmin.Options{Store: st, Invalidate: kb.Invalidate, CheckEndpoint: endpoints})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	h := server.New(server.Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, kb, domain.Bounds{}).CheckConfigs(endpoints),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, admin),
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
 		DemoKey: func(context.Context) string { return s.keys["en"] }, // /demo shows the English agent
 	})

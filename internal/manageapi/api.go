@@ -5,38 +5,17 @@
 package manageapi
 
 import (
-	"context"
-	"encoding/json"
-
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
-	"parley/internal/domain"
 	"parley/internal/store"
 )
 
-// KnowledgeInvalidator is told when an agent's knowledge changes, so a
-// cached index is rebuilt (the knowledge-base agent implements it).
-type KnowledgeInvalidator interface{ Invalidate(agentID string) }
-
 type API struct {
-	store       store.Store
-	chat        *chat.Service
-	invalidator KnowledgeInvalidator
-	checkConfig ConfigChecker
-	bounds      domain.Bounds // knowledge per agent, agents per account
+	store  store.Store
+	chat   *chat.Service
+	agents *agentadmin.Service // agents, widget keys and knowledge: their rules
 }
 
-// ConfigChecker says whether an agent config may be saved beyond its
-// shape: the LLM endpoint it names (llm.Responder.CheckAgentConfig). Its
-// error's text is the 400's.
-type ConfigChecker func(ctx context.Context, config json.RawMessage) error
-
-func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator, b domain.Bounds) *API {
-	return &API{store: s, chat: c, invalidator: inv, bounds: b}
-}
-
-// CheckConfigs makes agent creation and updates refuse, with a 400, the
-// configs check refuses; without it only the config's shape is checked.
-func (a *API) CheckConfigs(check ConfigChecker) *API {
-	a.checkConfig = check
-	return a
+func New(s store.Store, c *chat.Service, agents *agentadmin.Service) *API {
+	return &API{store: s, chat: c, agents: agents}
 }

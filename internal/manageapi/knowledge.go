@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/agentadmin"
 	"parley/internal/domain"
 	"parley/internal/httpx"
 )
@@ -18,12 +19,7 @@ import (
 const maxUpload = 1 << 20
 
 func (a *API) ListKnowledge(w http.ResponseWriter, r *http.Request) {
-	ag, err := a.store.Agent(r.Context(), account(r).ID, r.PathValue("id"))
-	if err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
-	entries, err := a.store.Knowledge(r.Context(), ag.ID)
+	entries, err := a.agents.Knowledge(r.Context(), account(r).ID, r.PathValue("id"))
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
@@ -43,21 +39,14 @@ func (a *API) AddKnowledge(w http.ResponseWriter, r *http.Request) {
 	} else {
 		err = httpx.Decode(w, r, &e)
 	}
-	if err == nil {
-		e, err = domain.CheckKnowledge(e)
-	}
-	if err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
-	acc := account(r)
 	agentID := r.PathValue("id")
-	e, err = a.store.AddKnowledge(r.Context(), acc.ID, agentID, e, a.bounds.Knowledge)
+	if err == nil {
+		e, err = a.agents.AddKnowledge(r.Context(), account(r).ID, agentID, e)
+	}
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
-	a.invalidator.Invalidate(agentID)
 	w.Header().Set("Location", "/api/v1/agents/"+agentID+"/knowledge/"+e.ID)
 	httpx.JSON(w, http.StatusCreated, e)
 }
@@ -107,61 +96,18 @@ func (a *API) UpdateKnowledge(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
-	acc, agentID, itemID := account(r), r.PathValue("id"), r.PathValue("item")
-	e, err := a.knowledgeItem(r, acc.ID, agentID, itemID)
+	e, err := a.agents.UpdateKnowledge(r.Context(), account(r).ID, r.PathValue("id"), r.PathValue("item"), agentadmin.KnowledgePatch(patch))
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
-	set(&e.Question, patch.Question)
-	set(&e.Answer, patch.Answer)
-	set(&e.Title, patch.Title)
-	set(&e.Text, patch.Text)
-	set(&e.Lang, patch.Lang)
-	if e, err = domain.CheckKnowledge(e); err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
-	e.ID = itemID
-	if e, err = a.store.UpdateKnowledge(r.Context(), acc.ID, agentID, e, a.bounds.Knowledge); err != nil {
-		httpx.Error(w, r, err)
-		return
-	}
-	a.invalidator.Invalidate(agentID)
 	httpx.JSON(w, http.StatusOK, e)
 }
 
 func (a *API) DeleteKnowledge(w http.ResponseWriter, r *http.Request) {
-	agentID := r.PathValue("id")
-	if err := a.store.DeleteKnowledge(r.Context(), account(r).ID, agentID, r.PathValue("item")); err != nil {
+	if err := a.agents.DeleteKnowledge(r.Context(), account(r).ID, r.PathValue("id"), r.PathValue("item")); err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
-	a.invalidator.Invalidate(agentID)
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// knowledgeItem finds one item of one of the account's agents.
-func (a *API) knowledgeItem(r *http.Request, accountID, agentID, itemID string) (domain.KnowledgeEntry, error) {
-	ag, err := a.store.Agent(r.Context(), accountID, agentID)
-	if err != nil {
-		return domain.KnowledgeEntry{}, err
-	}
-	entries, err := a.store.Knowledge(r.Context(), ag.ID)
-	if err != nil {
-		return domain.KnowledgeEntry{}, err
-	}
-	for _, e := range entries {
-		if e.ID == itemID {
-			return e, nil
-		}
-	}
-	return domain.KnowledgeEntry{}, domain.ErrNotFound
-}
-
-// set copies a patch field that was sent.
-func set(dst, src *string) {
-	if src != nil {
-		*dst = *src
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
+	"parley/internal/agentadmin"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -131,14 +132,14 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, Invalidate: kb.Invalidate, Signup: true, Logger: quiet,
-		CheckAgentConfig: backend.CheckAgentConfig, Bounds: o.bounds})
+	admin := agentadmin.New(agentadmin.Options{Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, kb, o.bounds).CheckConfigs(backend.CheckAgentConfig),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 	})
 	return e

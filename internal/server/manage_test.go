@@ -98,21 +98,37 @@ func TestKeysAPI(t *testing.T) {
 	if k.status != 201 || !strings.HasPrefix(k.str("key"), "wk_") || k.body["active"] != true {
 		t.Fatalf("new key: %d %s", k.status, k.raw)
 	}
-	// Deactivating the old key refuses it at once; the new one works.
-	if r := e.api("PATCH", "/api/v1/keys/"+e.key, map[string]any{"active": false}); r.status != 200 || r.body["active"] != false {
-		t.Fatalf("deactivate: %d %s", r.status, r.raw)
-	}
+	// A new key is a rotation: the old key is refused at once, the new
+	// one works.
 	wantError(t, e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil), 403, "")
 	if r := e.do("POST", "/api/widget/init", map[string]any{"key": k.str("key")}, nil); r.status != 200 {
 		t.Fatalf("new key refused: %d", r.status)
 	}
-	if r := e.api("GET", "/api/v1/agents/"+e.agent.ID, nil); r.str("widget_key") != k.str("key") {
+	r := e.api("GET", "/api/v1/agents/"+e.agent.ID, nil)
+	if r.str("widget_key") != k.str("key") {
 		t.Fatalf("widget_key should be the newest active key: %s", r.raw)
 	}
-	e.api("PATCH", "/api/v1/keys/"+e.key, map[string]any{"active": true})
-	if r := e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil); r.status != 200 {
-		t.Fatalf("reactivated key refused: %d", r.status)
+	if keys, _ := r.body["widget_keys"].([]any); len(keys) != 2 || keys[0].(map[string]any)["active"] != false || keys[1].(map[string]any)["active"] != true {
+		t.Fatalf("widget_keys after a new key: %s", r.raw)
 	}
+	// An owner who needs the old key during the switch reactivates it;
+	// both then work, and the embed key stays the new one.
+	if r := e.api("PATCH", "/api/v1/keys/"+e.key, map[string]any{"active": true}); r.status != 200 || r.body["active"] != true {
+		t.Fatalf("reactivate: %d %s", r.status, r.raw)
+	}
+	for _, key := range []string{e.key, k.str("key")} {
+		if r := e.do("POST", "/api/widget/init", map[string]any{"key": key}, nil); r.status != 200 {
+			t.Fatalf("key %s refused after reactivating the old one: %d", key, r.status)
+		}
+	}
+	if r := e.api("GET", "/api/v1/agents/"+e.agent.ID, nil); r.str("widget_key") != k.str("key") {
+		t.Fatalf("widget_key after reactivating the old key: %s", r.raw)
+	}
+	// Deactivating a key refuses it at once.
+	if r := e.api("PATCH", "/api/v1/keys/"+e.key, map[string]any{"active": false}); r.status != 200 || r.body["active"] != false {
+		t.Fatalf("deactivate: %d %s", r.status, r.raw)
+	}
+	wantError(t, e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil), 403, "")
 	wantError(t, e.api("PATCH", "/api/v1/keys/"+e.key, `{}`), 400, "")
 	wantError(t, e.api("PATCH", "/api/v1/keys/wk_missing", map[string]any{"active": false}), 404, "")
 }

@@ -59,6 +59,12 @@ type Store interface {
 	UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error)
 	DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error
 	CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error)
+	// RotateKey adds key to the agent, active, and deactivates every other
+	// key of that agent, in one transaction: concurrent rotations leave
+	// exactly one active key, and a failed one (a key collision:
+	// domain.ErrConflict; not the account's agent: domain.ErrNotFound)
+	// changes nothing.
+	RotateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error)
 	Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) // oldest first
 	SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error)
 	// AgentByKey resolves an active key. An unknown or inactive key is

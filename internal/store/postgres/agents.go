@@ -329,6 +329,33 @@ func (s *Store) CreateKey(ctx context.Context, accountID, agentID, key string) (
 	return k, nil
 }
 
+// RotateKey locks the agent's row first, so concurrent rotations run one
+// after the other and (READ COMMITTED) each one's UPDATE sees the key the
+// previous one committed. FOR NO KEY UPDATE does not block widget_keys'
+// foreign-key checks on the agent.
+func (s *Store) RotateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error) {
+	var k domain.WidgetKey
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM agents WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE`, agentID, accountID).Scan(&one)
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE widget_keys SET active = false WHERE agent_id = $1 AND active`, agentID); err != nil {
+			return err
+		}
+		// Stamped after the lock, so the active key is also the newest.
+		k, err = scanKey(tx.QueryRow(ctx, `
+			INSERT INTO widget_keys (`+keyCols+`) VALUES ($1, $2, $3, true, $4)
+			RETURNING `+keyCols, key, agentID, accountID, now()))
+		return err
+	})
+	if err != nil {
+		return domain.WidgetKey{}, fmt.Errorf("rotate key: %w", dbErr(err))
+	}
+	return k, nil
+}
+
 func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) {
 	// Checked first so another account's agent is ErrNotFound rather than
 	// an empty list.

@@ -54,6 +54,30 @@ func (s *Store) CreateKey(ctx context.Context, accountID, agentID, key string) (
 	return k, nil
 }
 
+// RotateKey turns the agent's keys off and adds the new one in one write;
+// the single writer serializes rotations, so each sees the last one's key.
+func (s *Store) RotateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error) {
+	if err := store.CheckText(accountID, agentID, key); err != nil {
+		return domain.WidgetKey{}, err
+	}
+	defer s.keys.invalidate()
+	var k domain.WidgetKey
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := ownsAgent(ctx, tx, accountID, agentID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE widget_keys SET active = 0 WHERE agent_id = ? AND active = 1`, agentID); err != nil {
+			return err
+		}
+		k = domain.WidgetKey{Key: key, AgentID: agentID, AccountID: accountID, Active: true, CreatedAt: now()}
+		return insertKey(ctx, tx, k)
+	})
+	if err != nil {
+		return domain.WidgetKey{}, fmt.Errorf("rotate key: %w", constraintErr(err))
+	}
+	return k, nil
+}
+
 func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.WidgetKey, error) {
 	// Checked first so another account's agent is ErrNotFound rather than
 	// an empty list.

@@ -34,6 +34,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AgentConfig", testAgentConfig},
 		{"UpdateAgent", testUpdateAgent},
 		{"Keys", testKeys},
+		{"RotateKey", testRotateKey},
+		{"RotateKeyConcurrent", testRotateKeyConcurrent},
 		{"AccountIsolation", testAccountIsolation},
 		{"CreateConversation", testCreateConversation},
 		{"QuotaConcurrent", testQuotaConcurrent},
