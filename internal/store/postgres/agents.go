@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -61,8 +60,8 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 			if err := tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE account_id = $1`, n.AccountID).Scan(&agents); err != nil {
 				return err
 			}
-			if agents >= n.MaxAgents {
-				return &domain.AgentLimitError{Max: n.MaxAgents}
+			if err := n.Admit(agents); err != nil {
+				return err
 			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -127,12 +126,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 		if p.Config != nil {
 			a.Config = json.RawMessage(config)
 		}
-		// Strictly later, even within one millisecond: UpdatedAt is the
-		// version that knowledge indexes are cached under.
-		prev := a.UpdatedAt
-		if a.UpdatedAt = now(); !a.UpdatedAt.After(prev) {
-			a.UpdatedAt = prev.Add(time.Millisecond)
-		}
+		a.UpdatedAt = store.NextVersion(a.UpdatedAt, now())
 		if _, err := tx.Exec(ctx, `UPDATE agents SET chatbot_name = $1, config = $2, updated_at = $3 WHERE id = $4`,
 			a.ChatbotName, string(a.Config), a.UpdatedAt, a.ID); err != nil {
 			return err
@@ -242,7 +236,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 			if err != nil {
 				return err
 			}
-			if err := l.Check(was, domain.KnowledgeSize{Items: was.Items + 1, Chars: was.Chars + domain.KnowledgeChars(e)}); err != nil {
+			if err := store.CheckAddKnowledge(l, was, e); err != nil {
 				return err
 			}
 		}
@@ -282,7 +276,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		if err != nil {
 			return err
 		}
-		return l.Check(was, domain.KnowledgeSize{Items: was.Items, Chars: was.Chars - old + domain.KnowledgeChars(e)})
+		return store.CheckUpdateKnowledge(l, was, old, e)
 	})
 	if err != nil {
 		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)

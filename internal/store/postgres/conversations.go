@@ -171,8 +171,8 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 // SetMode is one conditional UPDATE: it changes only a conversation in
 // another mode, so "changed" is exact even when two calls race.
 func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
-	if m != domain.ModeAI && m != domain.ModeHuman {
-		return false, fmt.Errorf("set mode: unknown mode %q", m)
+	if err := store.CheckMode(m); err != nil {
+		return false, fmt.Errorf("set mode: %w", err)
 	}
 	// A human taking over ends the wait for one. This takeover has no
 	// dashboard user (TakeOver records one), and a release to the AI ends

@@ -36,11 +36,8 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if c, count, err = lockConversation(ctx, tx, n.ConversationID); err != nil {
 			return err
 		}
-		if !n.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if !n.Fits(count) {
-			return domain.ErrConversationFull
+		if err := n.Check(c, count); err != nil {
+			return err
 		}
 		if m, err = insertMessage(ctx, tx, n); err != nil {
 			return err
@@ -66,11 +63,8 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if c, count, err = lockConversation(ctx, tx, msg.ConversationID); err != nil {
 			return err
 		}
-		if !msg.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if !msg.Fits(count) {
-			return domain.ErrConversationFull
+		if err := msg.Check(c, count); err != nil {
+			return err
 		}
 		m, err := insertMessage(ctx, tx, msg)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"parley/internal/domain"
 	"parley/internal/secret"
@@ -60,8 +59,8 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE account_id = ?`, n.AccountID).Scan(&agents); err != nil {
 				return err
 			}
-			if agents >= n.MaxAgents {
-				return &domain.AgentLimitError{Max: n.MaxAgents}
+			if err := n.Admit(agents); err != nil {
+				return err
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -148,12 +147,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 		if p.Config != nil {
 			a.Config = json.RawMessage(config)
 		}
-		// Strictly later, even within one millisecond: UpdatedAt is the
-		// version that knowledge indexes are cached under.
-		prev := a.UpdatedAt
-		if a.UpdatedAt = now(); !a.UpdatedAt.After(prev) {
-			a.UpdatedAt = prev.Add(time.Millisecond)
-		}
+		a.UpdatedAt = store.NextVersion(a.UpdatedAt, now())
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET chatbot_name = ?, config = ?, updated_at = ? WHERE id = ?`,
 			a.ChatbotName, string(a.Config), millis(a.UpdatedAt), a.ID); err != nil {
 			return err

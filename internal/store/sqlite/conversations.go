@@ -170,8 +170,8 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 	if err := store.CheckText(conversationID); err != nil {
 		return false, err
 	}
-	if m != domain.ModeAI && m != domain.ModeHuman {
-		return false, fmt.Errorf("set mode: unknown mode %q", m)
+	if err := store.CheckMode(m); err != nil {
+		return false, fmt.Errorf("set mode: %w", err)
 	}
 	changed := false
 	defer s.polls.forget(conversationID)

@@ -61,7 +61,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 			if err != nil {
 				return err
 			}
-			if err := l.Check(was, domain.KnowledgeSize{Items: was.Items + 1, Chars: was.Chars + domain.KnowledgeChars(e)}); err != nil {
+			if err := store.CheckAddKnowledge(l, was, e); err != nil {
 				return err
 			}
 		}
@@ -107,7 +107,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		if err := oneRow(res, err); err != nil {
 			return err
 		}
-		return l.Check(was, domain.KnowledgeSize{Items: was.Items, Chars: was.Chars - old + domain.KnowledgeChars(e)})
+		return store.CheckUpdateKnowledge(l, was, old, e)
 	})
 	if err != nil {
 		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)

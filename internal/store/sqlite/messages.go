@@ -40,11 +40,13 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if err != nil {
 			return err
 		}
-		if !n.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if out.full = !n.Fits(count); out.full {
+		switch err := n.Check(c, count); err {
+		case nil:
+		case domain.ErrConversationFull:
+			out.full = true
 			return s.refuseFull(c, count)
+		default:
+			return err
 		}
 		res, err := s.execHot(hotInsertMessage, row.args()...)
 		if err != nil {
@@ -87,11 +89,13 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if err != nil {
 			return err
 		}
-		if !msg.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if out.full = !msg.Fits(count); out.full {
+		switch err := msg.Check(c, count); err {
+		case nil:
+		case domain.ErrConversationFull:
+			out.full = true
 			return s.refuseFull(c, count)
+		default:
+			return err
 		}
 		next, added := msg.Apply(c, first.createdAt), 1
 		if out.stored = reply.Admits(next) && reply.Fits(count+1); out.stored {

@@ -38,8 +38,8 @@ func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, e
 	if err := store.CheckText(n.AccountID, n.Email, n.Name, n.PasswordHash); err != nil {
 		return domain.User{}, err
 	}
-	if n.Role != domain.UserOwner && n.Role != domain.UserOperator {
-		return domain.User{}, domain.Invalid(fmt.Sprintf("unknown user role %q", n.Role))
+	if err := store.CheckRole(n.Role); err != nil {
+		return domain.User{}, err
 	}
 	u := domain.User{
 		ID:           newUserID(),
@@ -107,7 +107,8 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, userID))
 }
 
-// DeleteUser counts the owners and deletes in one writer transaction, so
+// DeleteUser counts the owners, asks store.CanDeleteUser and deletes in
+// one writer transaction, so
 // two owners deleting each other at once cannot leave the account with
 // none. The user's sessions go with it (ON DELETE CASCADE).
 func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error {
@@ -117,21 +118,14 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 	defer s.polls.forgetAll() // its conversations go back to the AI
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var role domain.UserRole
-		err := tx.QueryRowContext(ctx, `SELECT role FROM users WHERE id = ? AND account_id = ?`, userID, accountID).
-			Scan(&role)
+		var owners int
+		err := tx.QueryRowContext(ctx, `SELECT role, (SELECT count(*) FROM users WHERE account_id = ? AND role = 'owner')
+			FROM users WHERE id = ? AND account_id = ?`, accountID, userID, accountID).Scan(&role, &owners)
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		if role == domain.UserOwner {
-			var owners int
-			err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE account_id = ? AND role = 'owner'`,
-				accountID).Scan(&owners)
-			if err != nil {
-				return err
-			}
-			if owners <= 1 {
-				return domain.ErrConflict
-			}
+		if err := store.CanDeleteUser(role, owners); err != nil {
+			return err
 		}
 		if _, err = tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, userID); err != nil {
 			return err
