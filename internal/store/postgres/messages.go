@@ -97,16 +97,7 @@ func lockConversation(ctx context.Context, tx pgx.Tx, id string) (domain.Convers
 // insertMessage inserts n (created now if n has no time) and returns it
 // with its seq.
 func insertMessage(ctx context.Context, tx pgx.Tx, n store.NewMessage) (domain.Message, error) {
-	m := domain.Message{
-		ConversationID: n.ConversationID,
-		Role:           n.Role,
-		Text:           n.Text,
-		OperatorName:   n.OperatorName,
-		CreatedAt:      ms(n.CreatedAt),
-	}
-	if n.CreatedAt.IsZero() {
-		m.CreatedAt = now()
-	}
+	m := n.Message()
 	err := tx.QueryRow(ctx, `
 		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,

@@ -9,7 +9,6 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/quota"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -46,27 +45,13 @@ func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 // no other admission can run between the read and the write: the count is
 // exact however many requests arrive at once.
 func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation) (domain.Conversation, error) {
-	if err := store.CheckText(n.ID, n.AgentID, n.AccountID, n.VisitorID, n.PageURL); err != nil {
+	c, err := n.Build()
+	if err != nil {
 		return domain.Conversation{}, err
-	}
-	c := domain.Conversation{
-		ID:        n.ID,
-		AgentID:   n.AgentID,
-		AccountID: n.AccountID,
-		VisitorID: n.VisitorID,
-		PageURL:   n.PageURL,
-		Mode:      domain.ModeAI,
-		CreatedAt: fromMillis(millis(n.CreatedAt)),
-	}
-	if n.CreatedAt.IsZero() {
-		c.CreatedAt = now()
-	}
-	if c.ID == "" {
-		c.ID = secret.ConversationID()
 	}
 	period := quota.Period(c.CreatedAt)
 
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		ctx := inWrite(ctx)
 		// The join also checks that the agent belongs to the account.
 		var l domain.Limits
@@ -129,12 +114,12 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		args = append(args, containsPattern(f.Search))
 	}
 	if f.Before != "" {
-		c, err := decodeCursor(f.Before)
+		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
 			return store.ConversationPage{}, err
 		}
 		where = append(where, "(created_at, id) < (?, ?)")
-		args = append(args, c.createdAt, c.id)
+		args = append(args, millis(c.CreatedAt), c.ID)
 	}
 	// One row more than asked tells whether another page follows.
 	args = append(args, limit+1)
@@ -161,7 +146,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if len(page.Conversations) > limit {
 		page.Conversations = page.Conversations[:limit]
 		last := page.Conversations[limit-1]
-		page.Next = encodeCursor(cursor{createdAt: millis(last.CreatedAt), id: last.ID})
+		page.Next = store.NextCursor(last.CreatedAt, last.ID)
 	}
 	return page, nil
 }

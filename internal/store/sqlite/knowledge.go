@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -48,10 +47,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 		return domain.KnowledgeEntry{}, err
 	}
 	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
-	e.ID = secret.KnowledgeID()
-	if e.Kind == "" {
-		e.Kind = domain.KindQA
-	}
+	e = store.NewKnowledge(e)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
@@ -87,9 +83,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		return domain.KnowledgeEntry{}, err
 	}
 	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
-	if e.Kind == "" {
-		e.Kind = domain.KindQA
-	}
+	e = store.WithKind(e)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err

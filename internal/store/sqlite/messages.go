@@ -143,11 +143,7 @@ type messageRow struct {
 }
 
 func newRow(n store.NewMessage) messageRow {
-	at := fromMillis(millis(n.CreatedAt))
-	if n.CreatedAt.IsZero() {
-		at = now()
-	}
-	return messageRow{n: n, createdAt: at, folded: fold(n.Text)}
+	return messageRow{n: n, createdAt: store.OrNow(n.CreatedAt), folded: fold(n.Text)}
 }
 
 // args are the insert statement's parameters, in its column order.
@@ -159,10 +155,9 @@ func (r messageRow) args() []any {
 
 // message is the row as stored, but for its seq.
 func (r messageRow) message() domain.Message {
-	return domain.Message{
-		ConversationID: r.n.ConversationID, Role: r.n.Role, Text: r.n.Text,
-		OperatorName: r.n.OperatorName, CreatedAt: r.createdAt,
-	}
+	m := r.n.Message()
+	m.CreatedAt = r.createdAt
+	return m
 }
 
 // saveConversation writes what a message changed of a conversation (from

@@ -8,13 +8,10 @@ import (
 	"time"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
 const userCols = `id, account_id, email, name, password_hash, role, created_at`
-
-func newUserID() string { return secret.ID("usr_", 10) }
 
 func scanUser(sc scanner) (domain.User, error) {
 	var u domain.User
@@ -35,22 +32,11 @@ func insertUser(ctx context.Context, tx *sql.Tx, u domain.User) error {
 }
 
 func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, error) {
-	if err := store.CheckText(n.AccountID, n.Email, n.Name, n.PasswordHash); err != nil {
+	u, err := n.Build(now())
+	if err != nil {
 		return domain.User{}, err
 	}
-	if err := store.CheckRole(n.Role); err != nil {
-		return domain.User{}, err
-	}
-	u := domain.User{
-		ID:           newUserID(),
-		AccountID:    n.AccountID,
-		Email:        normEmail(n.Email),
-		Name:         n.Name,
-		PasswordHash: n.PasswordHash,
-		Role:         n.Role,
-		CreatedAt:    now(),
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		// Users' emails are unique by the column. Another account's email
 		// is refused too: it belongs to whoever created that account, even
 		// if its owner user has since been replaced by another owner.
@@ -72,7 +58,7 @@ func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, e
 }
 
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
-	return scanUser(s.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, normEmail(email)))
+	return scanUser(s.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, store.NormEmail(email)))
 }
 
 func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User, error) {
