@@ -99,7 +99,6 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 	if err != nil {
 		return domain.Agent{}, err
 	}
-	defer s.keys.invalidate()
 	var a domain.Agent
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -108,6 +107,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
+		s.invalidate(cacheEvent{what: forgetAgents})
 		if p.ChatbotName != nil {
 			a.ChatbotName = *p.ChatbotName
 		}

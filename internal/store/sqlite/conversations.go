@@ -79,7 +79,7 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents); err != nil {
 			return err
 		}
-		s.wrote(c, 0)
+		s.wrote(c, 0, false)
 		return nil
 	})
 	if err != nil {
@@ -159,7 +159,6 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 		return false, fmt.Errorf("set mode: %w", err)
 	}
 	changed := false
-	defer s.polls.forget(conversationID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var cur domain.Mode
 		err := tx.QueryRowContext(ctx, `SELECT mode FROM conversations WHERE id = ?`, conversationID).Scan(&cur)
@@ -170,7 +169,7 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 			return nil
 		}
 		changed = true
-		s.changed(conversationID)
+		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		// A human taking over ends the wait for one. This takeover has no
 		// dashboard user (TakeOver records one), and a release to the AI
 		// ends the assignment: either way the assignee is cleared.
@@ -193,7 +192,7 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 	// would wait for a commit (and an fsync) of its own.
 	var n int64
 	err := s.write(ctx, func(*sql.Tx) error {
-		s.changed(conversationID)
+		s.invalidate(cacheEvent{what: forgetConversation, id: conversationID}) // its poll state stays
 		res, err := s.execHot(hotSetWaiting, waiting, conversationID, waiting)
 		if err != nil {
 			return err
@@ -222,7 +221,6 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 	}
 	var c domain.Conversation
 	won := false
-	defer s.polls.forget(conversationID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		c, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, conversationID))
@@ -233,7 +231,7 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 			return nil // someone holds it already; c names them
 		}
 		won = true
-		s.changed(conversationID)
+		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		c.Mode, c.Waiting, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, userID, userName
 		_, err = tx.ExecContext(ctx, `UPDATE conversations
 			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,

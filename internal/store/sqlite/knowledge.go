@@ -46,12 +46,12 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 	if err := store.CheckKnowledge(e); err != nil {
 		return domain.KnowledgeEntry{}, err
 	}
-	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	e = store.NewKnowledge(e)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents}) // the agent's UpdatedAt moved
 		if l != (domain.KnowledgeLimits{}) {
 			was, _, err := knowledgeSize(ctx, tx, agentID, "")
 			if err != nil {
@@ -82,12 +82,12 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 	if err := store.CheckKnowledge(e); err != nil {
 		return domain.KnowledgeEntry{}, err
 	}
-	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	e = store.WithKind(e)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents}) // the agent's UpdatedAt moved
 		var was domain.KnowledgeSize
 		var old int
 		if l != (domain.KnowledgeLimits{}) {
@@ -113,11 +113,11 @@ func (s *Store) DeleteKnowledge(ctx context.Context, accountID, agentID, itemID 
 	if err := store.CheckText(accountID, agentID, itemID); err != nil {
 		return err
 	}
-	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents}) // the agent's UpdatedAt moved
 		res, err := tx.ExecContext(ctx, `DELETE FROM knowledge WHERE id = ? AND agent_id = ?`, itemID, agentID)
 		return oneRow(res, err)
 	})

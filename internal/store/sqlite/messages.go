@@ -25,9 +25,6 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	if err := store.CheckText(n.ConversationID, n.Text, n.OperatorName, n.AssigneeID, n.AssigneeName); err != nil {
 		return domain.Message{}, domain.Conversation{}, err
 	}
-	if changesPollState(n) {
-		defer s.polls.forget(n.ConversationID)
-	}
 	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
 	var out struct {
 		m    domain.Message
@@ -57,7 +54,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			return err
 		}
 		out.c = n.Apply(c, out.m.CreatedAt)
-		return s.saveConversation(c, out.c, count+1)
+		return s.saveConversation(c, out.c, count+1, changesPollState(n))
 	})
 	if err == nil && out.full {
 		err = domain.ErrConversationFull
@@ -74,9 +71,6 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
 	if err := store.CheckText(msg.ConversationID, msg.Text, msg.OperatorName, reply.Text, reply.OperatorName); err != nil {
 		return domain.Conversation{}, false, err
-	}
-	if changesPollState(msg) || changesPollState(reply) {
-		defer s.polls.forget(msg.ConversationID)
 	}
 	first, second := newRow(msg), newRow(reply)
 	var out struct {
@@ -108,7 +102,7 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			return err
 		}
 		out.c = next
-		return s.saveConversation(c, next, count+added)
+		return s.saveConversation(c, next, count+added, changesPollState(msg) || (out.stored && changesPollState(reply)))
 	})
 	if err == nil && out.full {
 		err = domain.ErrConversationFull
@@ -124,13 +118,13 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 // count it may just have made stays in the cache; the refused chats that a
 // full conversation keeps getting then cost no count each.
 func (s *Store) refuseFull(c domain.Conversation, count int) error {
-	s.wrote(c, count)
+	s.wrote(c, count, false)
 	return nil
 }
 
 // changesPollState reports whether storing n can change its conversation's
 // store.PollState: an operator message, or one that sets the mode.
-func changesPollState(n store.NewMessage) bool {
+func changesPollState(n *store.NewMessage) bool {
 	return n.Role == domain.RoleOperator || n.SetMode != ""
 }
 
@@ -162,7 +156,7 @@ func (r messageRow) message() domain.Message {
 
 // saveConversation writes what a message changed of a conversation (from
 // before to c), and records the new value, with the number of messages it
-// now holds, for the conversation cache.
+// now holds, for the caches (poll: the message changed its poll state).
 //
 // The last message is not stored on the conversation (see convCols), so
 // most messages — those that change neither mode, waiting, assignee nor
@@ -170,7 +164,7 @@ func (r messageRow) message() domain.Message {
 // have changed: SQLite updates every index on a column an UPDATE sets,
 // whether or not its value changes, and waiting is indexed (the inbox
 // filters on it).
-func (s *Store) saveConversation(before, c domain.Conversation, messages int) error {
+func (s *Store) saveConversation(before, c domain.Conversation, messages int, poll bool) error {
 	var err error
 	switch {
 	case c.Mode != before.Mode || c.Waiting != before.Waiting ||
@@ -180,7 +174,7 @@ func (s *Store) saveConversation(before, c domain.Conversation, messages int) er
 		_, err = s.execHot(hotSetMisses, c.Misses, c.ID)
 	}
 	if err == nil {
-		s.wrote(c, messages)
+		s.wrote(c, messages, poll)
 	}
 	return err
 }

@@ -101,7 +101,6 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 	if err := store.CheckText(accountID, userID); err != nil {
 		return err
 	}
-	defer s.polls.forgetAll() // its conversations go back to the AI
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var role domain.UserRole
 		var owners int
@@ -119,7 +118,7 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 		// Conversations the user was answering go back to the AI and into
 		// the "needs a human" queue, so their visitors are not left waiting
 		// for someone who is gone.
-		s.changedAll()
+		s.invalidate(cacheEvent{what: forgetConversations})
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'ai', waiting = 1, assignee_id = '', assignee_name = ''
 			WHERE account_id = ? AND assignee_id = ? AND mode = 'human'`, accountID, userID)
 		return err
