@@ -135,7 +135,10 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	return 0, false
 }
 
-func createAccount(ctx context.Context, st store.Store, email, pw, name string,
+func createAccount(ctx context.Context, st interface {
+	store.Accounts
+	store.APITokens
+}, email, pw, name string,
 	setLimits func(domain.Limits) (domain.Limits, error), stdout io.Writer) error {
 	limits, err := setLimits(domain.DefaultLimits)
 	if err != nil {
@@ -162,7 +165,10 @@ func createAccount(ctx context.Context, st store.Store, email, pw, name string,
 // setPassword gives a user (an owner or an operator) a new password and
 // ends their sessions: the way into the demo account on a start that did
 // not print its password, and out of a forgotten one.
-func setPassword(ctx context.Context, st store.Store, email, pw string, stdout io.Writer) error {
+func setPassword(ctx context.Context, st interface {
+	store.Users
+	store.Sessions
+}, email, pw string, stdout io.Writer) error {
 	u, err := st.UserByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return fmt.Errorf("no user with email %s", email)
@@ -183,7 +189,7 @@ func setPassword(ctx context.Context, st store.Store, email, pw string, stdout i
 	return json.NewEncoder(stdout).Encode(map[string]string{"user_id": u.ID, "email": u.Email, "password": "changed"})
 }
 
-func changeLimits(ctx context.Context, st store.Store, email string,
+func changeLimits(ctx context.Context, st store.Accounts, email string,
 	setLimits func(domain.Limits) (domain.Limits, error), stdout io.Writer) error {
 	acc, err := st.AccountByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {

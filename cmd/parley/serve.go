@@ -275,7 +275,7 @@ Parley created a demo account (shown once; only hashes are stored):
 
 // latestMessages reads a conversation's newest messages for the LLM's
 // history (llm.Deps.History).
-func latestMessages(st store.Store) func(ctx context.Context, id string, limit int) ([]domain.Message, error) {
+func latestMessages(st store.Messages) func(ctx context.Context, id string, limit int) ([]domain.Message, error) {
 	return func(ctx context.Context, id string, limit int) ([]domain.Message, error) {
 		p, err := st.LatestMessages(ctx, id, 0, limit)
 		return p.Messages, err

@@ -26,7 +26,11 @@ type Credentials struct {
 
 // Seed creates the demo account on an empty database. It reports false
 // (and does nothing) when the database already has accounts.
-func Seed(ctx context.Context, s store.Store) (Credentials, bool, error) {
+func Seed(ctx context.Context, s interface {
+	store.Accounts
+	store.APITokens
+	store.Agents
+}) (Credentials, bool, error) {
 	n, err := s.CountAccounts(ctx)
 	if err != nil || n > 0 {
 		return Credentials{}, false, err
@@ -71,7 +75,11 @@ func newPassword() string {
 
 // WidgetKey returns the demo agent's newest active key, "" when there is no
 // demo account (PARLEY_DEMO=false or deleted).
-func WidgetKey(ctx context.Context, s store.Store) string {
+func WidgetKey(ctx context.Context, s interface {
+	store.Accounts
+	store.Agents
+	store.Keys
+}) string {
 	acc, err := s.AccountByEmail(ctx, Email)
 	if err != nil {
 		return ""

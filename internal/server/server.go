@@ -26,7 +26,7 @@ import (
 
 // Deps are what the server is built from; main wires them.
 type Deps struct {
-	Store    store.Store
+	Store    store.Pinger // only the health check reads it
 	Widget   *widgetapi.API
 	Manage   *manageapi.API
 	Limiter  ratelimit.Limiter // nil disables the rate limit

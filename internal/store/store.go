@@ -6,7 +6,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"parley/internal/domain"
@@ -20,32 +19,69 @@ var ErrBadMessageCursor error = &domain.InvalidError{Msg: "before is not a messa
 // make. It is an *domain.InvalidError, so the API answers 400.
 var ErrBadCursor error = &domain.InvalidError{Msg: "cursor is not valid"}
 
-// Store is the whole persistence contract. Methods return domain.ErrNotFound
-// for missing rows and for rows of another account; they never return
+// Store is the whole persistence contract: every per-entity interface
+// below, which is what each database's package implements and the contract
+// suite (store/storetest) checks. Methods return domain.ErrNotFound for
+// missing rows and for rows of another account; they never return
 // database-specific errors for expected conditions.
+//
+// A caller that needs only a few methods takes the small interface it uses
+// (Accounts, Users, Messages, ...) rather than Store, so what it depends on
+// is visible in its signature and a test fake stays small.
 type Store interface {
-	Ping(ctx context.Context) error
+	Pinger
 	Close() error
 
-	// Accounts.
+	Accounts
+	APITokens
+	Agents
+	Knowledge
+	Keys
+	Conversations
+	Messages
+	Usage
+	Users
+	Sessions
+}
+
+// Pinger checks that the database answers (the health check).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Accounts are the tenants; each has limits and at least one owner user.
+type Accounts interface {
 	CreateAccount(ctx context.Context, a NewAccount) (domain.Account, error) // ErrConflict when the email is taken
 	AccountByID(ctx context.Context, id string) (domain.Account, error)
 	AccountByEmail(ctx context.Context, email string) (domain.Account, error) // email compared case-insensitively
 	SetLimits(ctx context.Context, accountID string, l domain.Limits) error
 	CountAccounts(ctx context.Context) (int, error)
+}
 
-	// API tokens; only SHA-256 hashes are stored.
+// APITokens are the management API's tokens; only SHA-256 hashes are
+// stored.
+type APITokens interface {
 	CreateAPIToken(ctx context.Context, accountID, name string, tokenHash []byte) (domain.APIToken, error)
 	AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain.Account, error)
+	// APITokens lists the account's tokens (never the tokens themselves),
+	// oldest first; RevokeAPIToken deletes one.
+	APITokens(ctx context.Context, accountID string) ([]domain.APIToken, error)
+	RevokeAPIToken(ctx context.Context, accountID, tokenID string) error
+}
 
-	// Agents, their knowledge and their widget keys. CreateAgent checks
-	// the account's agents against a.MaxAgents (*domain.AgentLimitError)
-	// and the knowledge against a.KnowledgeLimits, UpdateAgent a new
-	// knowledge list against p.KnowledgeLimits, each in its transaction.
+// Agents are an account's chatbots. CreateAgent checks the account's
+// agents against a.MaxAgents (*domain.AgentLimitError) and
+// the knowledge against a.KnowledgeLimits, UpdateAgent a new knowledge
+// list against p.KnowledgeLimits, each in its transaction.
+type Agents interface {
 	CreateAgent(ctx context.Context, a NewAgent) (domain.Agent, error)
 	Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error)
 	Agents(ctx context.Context, accountID string) ([]domain.Agent, error) // oldest first
 	UpdateAgent(ctx context.Context, accountID, agentID string, p AgentPatch) (domain.Agent, error)
+}
+
+// Knowledge is an agent's knowledge base.
+type Knowledge interface {
 	Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) // insertion order
 	// AddKnowledge appends one entry (the store assigns its id);
 	// UpdateKnowledge replaces the fields of the entry with e.ID;
@@ -58,6 +94,10 @@ type Store interface {
 	AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error)
 	UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error)
 	DeleteKnowledge(ctx context.Context, accountID, agentID, itemID string) error
+}
+
+// Keys are the agents' widget keys.
+type Keys interface {
 	CreateKey(ctx context.Context, accountID, agentID, key string) (domain.WidgetKey, error)
 	// RotateKey adds key to the agent, active, and deactivates every other
 	// key of that agent, in one transaction: concurrent rotations leave
@@ -70,7 +110,10 @@ type Store interface {
 	// AgentByKey resolves an active key. An unknown or inactive key is
 	// domain.ErrKeyInvalid.
 	AgentByKey(ctx context.Context, key string) (domain.Agent, error)
+}
 
+// Conversations are the widget's chats and who handles them.
+type Conversations interface {
 	// CreateConversation admits the conversation against the account's
 	// quota (quota.Admit) and inserts it in one transaction, so the count is
 	// exact under concurrency. It returns domain.ErrQuota or
@@ -86,7 +129,14 @@ type Store interface {
 	// SetWaiting puts the conversation in (or takes it out of) the "needs a
 	// human" queue and reports whether that changed.
 	SetWaiting(ctx context.Context, conversationID string, waiting bool) (changed bool, err error)
+	// TakeOver hands an AI-handled conversation to the operator in one
+	// atomic step. When another operator got there first it returns
+	// won=false and the conversation as it is (with the holder's name).
+	TakeOver(ctx context.Context, conversationID, userID, userName string) (conv domain.Conversation, won bool, err error)
+}
 
+// Messages are a conversation's transcript.
+type Messages interface {
 	// AddMessage stores a message and returns it with the conversation as
 	// it is after the write. See NewMessage for the conditional forms.
 	AddMessage(ctx context.Context, m NewMessage) (domain.Message, domain.Conversation, error)
@@ -113,7 +163,10 @@ type Store interface {
 	// MessagesAfter lists up to limit messages of one role with Seq > after,
 	// oldest first.
 	MessagesAfter(ctx context.Context, conversationID string, role domain.Role, after int64, limit int) ([]domain.Message, error)
+}
 
+// Usage is what an account has used, for billing and the dashboard.
+type Usage interface {
 	// Usage reads an account's usage in a period; zero usage when none.
 	Usage(ctx context.Context, accountID, period string) (domain.Usage, error)
 	// ConversationsPerDay counts the account's conversations per UTC day
@@ -122,10 +175,12 @@ type Store interface {
 	// ConversationsCreated counts the account's conversations created in
 	// [from, to) (the surge alert compares recent and usual volumes).
 	ConversationsCreated(ctx context.Context, accountID string, from, to time.Time) (int, error)
+}
 
-	// Dashboard users. Emails are unique across the instance and compared
-	// case-insensitively. CreateAccount also creates the account's owner
-	// user with the account's email, name and password hash.
+// Users are the dashboard's users. Emails are unique across the instance
+// and compared case-insensitively. CreateAccount also creates the
+// account's owner user with the account's email, name and password hash.
+type Users interface {
 	CreateUser(ctx context.Context, u NewUser) (domain.User, error) // ErrConflict when the email is taken
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	User(ctx context.Context, accountID, userID string) (domain.User, error)
@@ -135,171 +190,15 @@ type Store interface {
 	// account cannot be deleted (domain.ErrConflict). Conversations the
 	// user was answering go back to the AI, waiting for a human.
 	DeleteUser(ctx context.Context, accountID, userID string) error
+}
 
-	// Sessions: only SHA-256 hashes of session tokens are stored.
+// Sessions are dashboard sign-ins: only SHA-256 hashes of session tokens
+// are stored.
+type Sessions interface {
 	CreateSession(ctx context.Context, userID string, tokenHash []byte, expires time.Time) error
 	// SessionUser returns the user of a session that has not expired at
 	// now; domain.ErrNotFound otherwise.
 	SessionUser(ctx context.Context, tokenHash []byte, now time.Time) (domain.User, error)
 	DeleteSession(ctx context.Context, tokenHash []byte) error
 	DeleteUserSessions(ctx context.Context, userID string) error
-
-	// APITokens lists the account's tokens (never the tokens themselves),
-	// oldest first; RevokeAPIToken deletes one.
-	APITokens(ctx context.Context, accountID string) ([]domain.APIToken, error)
-	RevokeAPIToken(ctx context.Context, accountID, tokenID string) error
-
-	// TakeOver hands an AI-handled conversation to the operator in one
-	// atomic step. When another operator got there first it returns
-	// won=false and the conversation as it is (with the holder's name).
-	TakeOver(ctx context.Context, conversationID, userID, userName string) (conv domain.Conversation, won bool, err error)
-}
-
-// NewUser is a dashboard user to create.
-type NewUser struct {
-	AccountID    string
-	Email        string
-	Name         string
-	PasswordHash string
-	Role         domain.UserRole
-}
-
-type NewAccount struct {
-	Email        string
-	Name         string
-	PasswordHash string
-	Limits       domain.Limits
-}
-
-type NewAgent struct {
-	AccountID   string
-	ChatbotName string
-	Config      json.RawMessage // a JSON object; "{}" when nil
-	Knowledge   []domain.KnowledgeEntry
-	Key         string // the agent's first widget key
-
-	KnowledgeLimits domain.KnowledgeLimits
-	MaxAgents       int // the account's agents, this one included; 0: no bound
-}
-
-// AgentPatch changes the fields that are not nil.
-type AgentPatch struct {
-	ChatbotName *string
-	Config      json.RawMessage
-	Knowledge   *[]domain.KnowledgeEntry // replaces all entries when set
-
-	KnowledgeLimits domain.KnowledgeLimits // for Knowledge
-}
-
-type NewConversation struct {
-	ID        string
-	AgentID   string
-	AccountID string
-	VisitorID string
-	PageURL   string
-	CreatedAt time.Time // also decides the billing period
-}
-
-// NewMessage is a message to store.
-//   - MaxMessages, when above 0, caps the conversation's messages (see
-//     Fits): a message that does not fit is not written and the error is
-//     domain.ErrConversationFull. The store checks it in the write
-//     itself, against the count as the write finds it, so the cap holds
-//     however many writes race.
-//   - RequireMode, when set, makes the write conditional: if the
-//     conversation is in another mode nothing is written and the error is
-//     domain.ErrModeChanged (an AI reply after an operator took over).
-//   - SetMode, when set, changes the mode in the same transaction (an
-//     operator's reply takes the conversation over; like SetMode, handing
-//     it to a human ends its wait).
-//   - For an AI message, Unanswered counts it as a miss: the conversation's
-//     Misses grows by one, and any answered AI message resets it to zero.
-//   - SetWaiting marks the conversation as waiting for a human in the same
-//     transaction (as SetWaiting(true) would), when it stays AI-handled; a
-//     human-handled conversation does not wait.
-//   - AssigneeID and AssigneeName, with SetMode human, name the dashboard
-//     user the conversation is assigned to when this message takes it from
-//     the AI (as TakeOver would, in the same transaction). A conversation
-//     a human already handles keeps its assignee.
-type NewMessage struct {
-	ConversationID string
-	Role           domain.Role
-	Text           string
-	OperatorName   string
-	CreatedAt      time.Time
-	RequireMode    domain.Mode
-	SetMode        domain.Mode
-	Unanswered     bool
-	SetWaiting     bool
-	AssigneeID     string
-	AssigneeName   string
-	MaxMessages    int
-}
-
-// PollState: see Store.PollState.
-type PollState struct {
-	AgentID         string
-	Mode            domain.Mode
-	LastOperatorSeq int64
-}
-
-// ConversationFilter selects and pages conversations, newest first.
-type ConversationFilter struct {
-	AgentID string      // "" for all
-	Mode    domain.Mode // "" for all
-	Waiting *bool       // nil for all; true: only those waiting for a human
-	Search  string      // "" for all; else only those with a message containing it (case-insensitive)
-	Limit   int         // 1..100; 0 means 50
-	Before  string      // cursor from ConversationPage.Next; "" for the first page
-}
-
-type ConversationPage struct {
-	Conversations []domain.Conversation
-	Next          string // "" on the last page
-}
-
-// Page sizes of Conversations.
-const (
-	DefaultPage = 50
-	MaxPage     = 100
-)
-
-// PageSize is the filter's Limit as every store applies it: 0 means
-// DefaultPage, and it is clamped to 1..MaxPage.
-func (f ConversationFilter) PageSize() int {
-	switch {
-	case f.Limit == 0:
-		return DefaultPage
-	case f.Limit < 1:
-		return 1
-	case f.Limit > MaxPage:
-		return MaxPage
-	}
-	return f.Limit
-}
-
-// MessagePage is a page of a transcript: see Store.LatestMessages.
-type MessagePage struct {
-	Messages []domain.Message // oldest first
-	More     bool             // older messages exist: ask again with before = Messages[0].Seq
-}
-
-// Page sizes of LatestMessages.
-const (
-	DefaultMessagePage = 100
-	MaxMessagePage     = 500
-)
-
-// MessagePageSize is LatestMessages' limit as every store applies it: 0
-// means DefaultMessagePage, and it is clamped to 1..MaxMessagePage.
-func MessagePageSize(limit int) int {
-	switch {
-	case limit == 0:
-		return DefaultMessagePage
-	case limit < 1:
-		return 1
-	case limit > MaxMessagePage:
-		return MaxMessagePage
-	}
-	return limit
 }

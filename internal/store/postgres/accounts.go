@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,38 +26,21 @@ func scanAccount(row pgx.Row) (domain.Account, error) {
 	return a, nil
 }
 
-// normEmail is the stored form of an email. Lower-casing in Go, on the way
-// in and on lookup, makes the column's UNIQUE constraint case-insensitive
-// for every alphabet; lower() in SQL would depend on the database's locale.
-func normEmail(email string) string { return strings.ToLower(email) }
-
 func (s *Store) CreateAccount(ctx context.Context, n store.NewAccount) (domain.Account, error) {
-	a := domain.Account{
-		ID:           secret.AccountID(),
-		Email:        normEmail(n.Email),
-		Name:         n.Name,
-		PasswordHash: n.PasswordHash,
-		Limits:       n.Limits,
-		CreatedAt:    now(),
+	a, owner, err := n.Build(now())
+	if err != nil {
+		return domain.Account{}, err
 	}
 	// The owner user is created in the same transaction: an account nobody
 	// can sign in to must never exist, nor an owner without an account.
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err = s.write(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			a.ID, a.Email, a.Name, a.PasswordHash,
 			a.Limits.MonthlyConversations, a.Limits.OveragePriceCents, a.Limits.SpendCapCents, a.CreatedAt)
 		if err != nil {
 			return err
 		}
-		return insertUser(ctx, tx, domain.User{
-			ID:           newUserID(),
-			AccountID:    a.ID,
-			Email:        a.Email,
-			Name:         a.Name,
-			PasswordHash: a.PasswordHash,
-			Role:         domain.UserOwner,
-			CreatedAt:    a.CreatedAt,
-		})
+		return insertUser(ctx, tx, owner)
 	})
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("create account: %w", err)
@@ -71,7 +53,7 @@ func (s *Store) AccountByID(ctx context.Context, id string) (domain.Account, err
 }
 
 func (s *Store) AccountByEmail(ctx context.Context, email string) (domain.Account, error) {
-	return scanAccount(s.pool.QueryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = $1`, normEmail(email)))
+	return scanAccount(s.pool.QueryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = $1`, store.NormEmail(email)))
 }
 
 func (s *Store) SetLimits(ctx context.Context, accountID string, l domain.Limits) error {

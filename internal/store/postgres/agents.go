@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,24 +25,10 @@ func scanAgent(row pgx.Row) (domain.Agent, error) {
 	return a, nil
 }
 
-// compactConfig is the shared validation of agent configs.
-func compactConfig(raw json.RawMessage) (string, error) { return store.CompactConfig(raw) }
-
 func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent, error) {
-	config, err := compactConfig(n.Config)
-	if err != nil {
-		return domain.Agent{}, err
-	}
 	t := now()
-	a := domain.Agent{
-		ID:          secret.AgentID(),
-		AccountID:   n.AccountID,
-		ChatbotName: n.ChatbotName,
-		Config:      json.RawMessage(config),
-		CreatedAt:   t,
-		UpdatedAt:   t,
-	}
-	if err := n.KnowledgeLimits.Check(domain.KnowledgeSize{}, domain.SizeOf(n.Knowledge)); err != nil {
+	a, err := n.Build(t)
+	if err != nil {
 		return domain.Agent{}, err
 	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
@@ -61,12 +46,12 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 			if err := tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE account_id = $1`, n.AccountID).Scan(&agents); err != nil {
 				return err
 			}
-			if agents >= n.MaxAgents {
-				return &domain.AgentLimitError{Max: n.MaxAgents}
+			if err := n.Admit(agents); err != nil {
+				return err
 			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-			a.ID, a.AccountID, a.ChatbotName, config, t, t); err != nil {
+			a.ID, a.AccountID, a.ChatbotName, string(a.Config), t, t); err != nil {
 			return err
 		}
 		if err := insertKnowledge(ctx, tx, a.ID, n.Knowledge); err != nil {
@@ -104,15 +89,12 @@ func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, e
 }
 
 func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p store.AgentPatch) (domain.Agent, error) {
-	var config string
-	if p.Config != nil {
-		var err error
-		if config, err = compactConfig(p.Config); err != nil {
-			return domain.Agent{}, err
-		}
+	config, err := p.Check()
+	if err != nil {
+		return domain.Agent{}, err
 	}
 	var a domain.Agent
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err = s.write(ctx, func(tx pgx.Tx) error {
 		// Locked, so two edits at once cannot both derive their UpdatedAt
 		// from the same previous one.
 		var err error
@@ -127,12 +109,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 		if p.Config != nil {
 			a.Config = json.RawMessage(config)
 		}
-		// Strictly later, even within one millisecond: UpdatedAt is the
-		// version that knowledge indexes are cached under.
-		prev := a.UpdatedAt
-		if a.UpdatedAt = now(); !a.UpdatedAt.After(prev) {
-			a.UpdatedAt = prev.Add(time.Millisecond)
-		}
+		a.UpdatedAt = store.NextVersion(a.UpdatedAt, now())
 		if _, err := tx.Exec(ctx, `UPDATE agents SET chatbot_name = $1, config = $2, updated_at = $3 WHERE id = $4`,
 			a.ChatbotName, string(a.Config), a.UpdatedAt, a.ID); err != nil {
 			return err
@@ -167,11 +144,8 @@ const knowledgeInsertCols = `id, agent_id, position, kind, question, answer, tit
 const insertKnowledgeSQL = `INSERT INTO knowledge (` + knowledgeInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 func knowledgeArgs(agentID string, position int, e domain.KnowledgeEntry) []any {
-	kind := e.Kind
-	if kind == "" {
-		kind = domain.KindQA
-	}
-	return []any{e.ID, agentID, position, kind, e.Question, e.Answer, e.Title, e.Text, e.Lang}
+	e = store.WithKind(e)
+	return []any{e.ID, agentID, position, e.Kind, e.Question, e.Answer, e.Title, e.Text, e.Lang}
 }
 
 // insertKnowledge stores entries in their order with fresh ids; ids a caller
@@ -229,10 +203,7 @@ func knowledgeSize(ctx context.Context, tx pgx.Tx, agentID, item string) (all do
 const knowledgeChars = `char_length(question) + char_length(answer) + char_length(title) + char_length(text)`
 
 func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error) {
-	e.ID = secret.KnowledgeID()
-	if e.Kind == "" {
-		e.Kind = domain.KindQA
-	}
+	e = store.NewKnowledge(e)
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
@@ -242,7 +213,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 			if err != nil {
 				return err
 			}
-			if err := l.Check(was, domain.KnowledgeSize{Items: was.Items + 1, Chars: was.Chars + domain.KnowledgeChars(e)}); err != nil {
+			if err := store.CheckAddKnowledge(l, was, e); err != nil {
 				return err
 			}
 		}
@@ -260,9 +231,7 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 }
 
 func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, e domain.KnowledgeEntry, l domain.KnowledgeLimits) (domain.KnowledgeEntry, error) {
-	if e.Kind == "" {
-		e.Kind = domain.KindQA
-	}
+	e = store.WithKind(e)
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
@@ -282,7 +251,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		if err != nil {
 			return err
 		}
-		return l.Check(was, domain.KnowledgeSize{Items: was.Items, Chars: was.Chars - old + domain.KnowledgeChars(e)})
+		return store.CheckUpdateKnowledge(l, was, old, e)
 	})
 	if err != nil {
 		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)

@@ -12,7 +12,6 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/quota"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -42,24 +41,13 @@ func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 // COMMITTED takes a fresh snapshot per statement), and the count stays
 // exact however many requests arrive at once.
 func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation) (domain.Conversation, error) {
-	c := domain.Conversation{
-		ID:        n.ID,
-		AgentID:   n.AgentID,
-		AccountID: n.AccountID,
-		VisitorID: n.VisitorID,
-		PageURL:   n.PageURL,
-		Mode:      domain.ModeAI,
-		CreatedAt: ms(n.CreatedAt),
-	}
-	if n.CreatedAt.IsZero() {
-		c.CreatedAt = now()
-	}
-	if c.ID == "" {
-		c.ID = secret.ConversationID()
+	c, err := n.Build()
+	if err != nil {
+		return domain.Conversation{}, err
 	}
 	period := quota.Period(c.CreatedAt)
 
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err = s.write(ctx, func(tx pgx.Tx) error {
 		// The join also checks that the agent belongs to the account. FOR
 		// NO KEY UPDATE OF a locks only the account, and in the mode that
 		// lets foreign-key checks of concurrent inserts (KEY SHARE) pass.
@@ -142,11 +130,11 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE `+arg(containsPattern(f.Search))+` ESCAPE E'\\')`)
 	}
 	if f.Before != "" {
-		c, err := decodeCursor(f.Before)
+		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
 			return store.ConversationPage{}, err
 		}
-		where = append(where, "(created_at, id) < ("+arg(c.createdAt)+"::timestamptz, "+arg(c.id)+")")
+		where = append(where, "(created_at, id) < ("+arg(c.CreatedAt)+"::timestamptz, "+arg(c.ID)+")")
 	}
 	// One row more than asked tells whether another page follows.
 	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations
@@ -163,7 +151,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if len(convs) > limit {
 		page.Conversations = convs[:limit]
 		last := convs[limit-1]
-		page.Next = encodeCursor(cursor{createdAt: last.CreatedAt, id: last.ID})
+		page.Next = store.NextCursor(last.CreatedAt, last.ID)
 	}
 	return page, nil
 }
@@ -171,8 +159,8 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 // SetMode is one conditional UPDATE: it changes only a conversation in
 // another mode, so "changed" is exact even when two calls race.
 func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
-	if m != domain.ModeAI && m != domain.ModeHuman {
-		return false, fmt.Errorf("set mode: unknown mode %q", m)
+	if err := store.CheckMode(m); err != nil {
+		return false, fmt.Errorf("set mode: %w", err)
 	}
 	// A human taking over ends the wait for one. This takeover has no
 	// dashboard user (TakeOver records one), and a release to the AI ends

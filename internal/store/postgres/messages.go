@@ -36,11 +36,8 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if c, count, err = lockConversation(ctx, tx, n.ConversationID); err != nil {
 			return err
 		}
-		if !n.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if !n.Fits(count) {
-			return domain.ErrConversationFull
+		if err := n.Check(c, count); err != nil {
+			return err
 		}
 		if m, err = insertMessage(ctx, tx, n); err != nil {
 			return err
@@ -66,11 +63,8 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if c, count, err = lockConversation(ctx, tx, msg.ConversationID); err != nil {
 			return err
 		}
-		if !msg.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if !msg.Fits(count) {
-			return domain.ErrConversationFull
+		if err := msg.Check(c, count); err != nil {
+			return err
 		}
 		m, err := insertMessage(ctx, tx, msg)
 		if err != nil {
@@ -103,16 +97,7 @@ func lockConversation(ctx context.Context, tx pgx.Tx, id string) (domain.Convers
 // insertMessage inserts n (created now if n has no time) and returns it
 // with its seq.
 func insertMessage(ctx context.Context, tx pgx.Tx, n store.NewMessage) (domain.Message, error) {
-	m := domain.Message{
-		ConversationID: n.ConversationID,
-		Role:           n.Role,
-		Text:           n.Text,
-		OperatorName:   n.OperatorName,
-		CreatedAt:      ms(n.CreatedAt),
-	}
-	if n.CreatedAt.IsZero() {
-		m.CreatedAt = now()
-	}
+	m := n.Message()
 	err := tx.QueryRow(ctx, `
 		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,

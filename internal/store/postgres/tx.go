@@ -81,7 +81,7 @@ func rowsAffected(tag pgconn.CommandTag, err error) error {
 // returns (timestamptz itself would keep microseconds), and every time read
 // goes through it too, because pgx returns timestamptz in the process's
 // local zone and the contract returns UTC.
-func ms(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+func ms(t time.Time) time.Time { return store.StoredTime(t) }
 
 // now is the current time at the store's precision.
-func now() time.Time { return ms(time.Now()) }
+func now() time.Time { return store.Now() }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 // Usage reads one period's counters; a period without a row is zero usage.
@@ -24,22 +25,14 @@ func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usa
 	return u, nil
 }
 
-// utcDay is the length of a UTC day: UTC has no daylight saving time.
-const utcDay = 24 * time.Hour
-
 // ConversationsPerDay counts conversations created in [from, to) by UTC
-// day. The days run from the one holding from up to the last one starting
-// before to, so a from or to inside a day still lists that day.
+// day (store.Days).
 func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error) {
-	y, m, d := from.UTC().Date()
-	first := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	days := []domain.DayCount{}
-	for t := first; t.Before(to); t = t.Add(utcDay) {
-		days = append(days, domain.DayCount{Day: t})
-	}
+	days := store.Days(from, to)
 	if len(days) == 0 {
 		return days, nil
 	}
+	first := days[0].Day
 
 	// The day index is the offset from first in whole days of 86400
 	// seconds, computed from the instant rather than with date_trunc, which
@@ -53,9 +46,7 @@ func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from,
 	var i int64
 	var n int
 	_, err := pgx.ForEachRow(rows, []any{&i, &n}, func() error {
-		if i >= 0 && i < int64(len(days)) { // always; guards the index
-			days[i].Count = n
-		}
+		store.CountDay(days, i, n)
 		return nil
 	})
 	if err != nil {

@@ -9,13 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
 const userCols = `id, account_id, email, name, password_hash, role, created_at`
-
-func newUserID() string { return secret.ID("usr_", 10) }
 
 func scanUser(row pgx.Row) (domain.User, error) {
 	var u domain.User
@@ -35,19 +32,11 @@ func insertUser(ctx context.Context, tx pgx.Tx, u domain.User) error {
 }
 
 func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, error) {
-	if n.Role != domain.UserOwner && n.Role != domain.UserOperator {
-		return domain.User{}, domain.Invalid(fmt.Sprintf("unknown user role %q", n.Role))
+	u, err := n.Build(now())
+	if err != nil {
+		return domain.User{}, err
 	}
-	u := domain.User{
-		ID:           newUserID(),
-		AccountID:    n.AccountID,
-		Email:        normEmail(n.Email),
-		Name:         n.Name,
-		PasswordHash: n.PasswordHash,
-		Role:         n.Role,
-		CreatedAt:    now(),
-	}
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err = s.write(ctx, func(tx pgx.Tx) error {
 		// Users' emails are unique by the column. Another account's email
 		// is refused too: it belongs to whoever created that account, even
 		// if its owner user has since been replaced by another owner. No
@@ -72,7 +61,7 @@ func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, e
 }
 
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
-	return scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = $1`, normEmail(email)))
+	return scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = $1`, store.NormEmail(email)))
 }
 
 func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User, error) {
@@ -96,7 +85,8 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 	return rowsAffected(s.pool.Exec(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, userID))
 }
 
-// DeleteUser counts the owners and deletes in one transaction holding the
+// DeleteUser counts the owners, asks store.CanDeleteUser and deletes in
+// one transaction holding the
 // account's row lock, so two owners deleting each other at once (from two
 // instances, say) are serialized and cannot leave the account with none.
 // The user's sessions go with it (ON DELETE CASCADE).
@@ -111,20 +101,14 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 			return notFound(err, domain.ErrNotFound)
 		}
 		var role domain.UserRole
-		err = tx.QueryRow(ctx, `SELECT role FROM users WHERE id = $1 AND account_id = $2`, userID, accountID).Scan(&role)
+		var owners int
+		err = tx.QueryRow(ctx, `SELECT role, (SELECT count(*) FROM users WHERE account_id = $2 AND role = 'owner')
+			FROM users WHERE id = $1 AND account_id = $2`, userID, accountID).Scan(&role, &owners)
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		if role == domain.UserOwner {
-			var owners int
-			err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE account_id = $1 AND role = 'owner'`,
-				accountID).Scan(&owners)
-			if err != nil {
-				return err
-			}
-			if owners <= 1 {
-				return domain.ErrConflict
-			}
+		if err := store.CanDeleteUser(role, owners); err != nil {
+			return err
 		}
 		if _, err = tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, userID); err != nil {
 			return err

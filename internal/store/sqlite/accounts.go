@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"parley/internal/domain"
 	"parley/internal/secret"
@@ -26,41 +25,21 @@ func scanAccount(sc scanner) (domain.Account, error) {
 	return a, nil
 }
 
-// normEmail is the stored form of an email. Lower-casing on the way in and
-// on lookup makes the column's UNIQUE constraint case-insensitive, for
-// non-ASCII letters too (SQLite's NOCASE folds ASCII only).
-func normEmail(email string) string { return strings.ToLower(email) }
-
 func (s *Store) CreateAccount(ctx context.Context, n store.NewAccount) (domain.Account, error) {
-	if err := store.CheckText(n.Email, n.Name, n.PasswordHash); err != nil {
+	a, owner, err := n.Build(now())
+	if err != nil {
 		return domain.Account{}, err
-	}
-	a := domain.Account{
-		ID:           secret.AccountID(),
-		Email:        normEmail(n.Email),
-		Name:         n.Name,
-		PasswordHash: n.PasswordHash,
-		Limits:       n.Limits,
-		CreatedAt:    now(),
 	}
 	// The owner user is created in the same transaction: an account nobody
 	// can sign in to must never exist, nor an owner without an account.
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.Email, a.Name, a.PasswordHash,
 			a.Limits.MonthlyConversations, a.Limits.OveragePriceCents, a.Limits.SpendCapCents, millis(a.CreatedAt))
 		if err != nil {
 			return err
 		}
-		return insertUser(ctx, tx, domain.User{
-			ID:           newUserID(),
-			AccountID:    a.ID,
-			Email:        a.Email,
-			Name:         a.Name,
-			PasswordHash: a.PasswordHash,
-			Role:         domain.UserOwner,
-			CreatedAt:    a.CreatedAt,
-		})
+		return insertUser(ctx, tx, owner)
 	})
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("create account: %w", constraintErr(err))
@@ -73,7 +52,7 @@ func (s *Store) AccountByID(ctx context.Context, id string) (domain.Account, err
 }
 
 func (s *Store) AccountByEmail(ctx context.Context, email string) (domain.Account, error) {
-	return scanAccount(s.queryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = ?`, normEmail(email)))
+	return scanAccount(s.queryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE email = ?`, store.NormEmail(email)))
 }
 
 func (s *Store) SetLimits(ctx context.Context, accountID string, l domain.Limits) error {

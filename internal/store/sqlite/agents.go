@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"parley/internal/domain"
 	"parley/internal/secret"
@@ -27,30 +26,10 @@ func scanAgent(sc scanner) (domain.Agent, error) {
 	return a, nil
 }
 
-// compactConfig is the shared validation of agent configs.
-func compactConfig(raw json.RawMessage) (string, error) { return store.CompactConfig(raw) }
-
 func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent, error) {
-	if err := store.CheckText(n.AccountID, n.ChatbotName, n.Key); err != nil {
-		return domain.Agent{}, err
-	}
-	if err := store.CheckKnowledge(n.Knowledge...); err != nil {
-		return domain.Agent{}, err
-	}
-	config, err := compactConfig(n.Config)
-	if err != nil {
-		return domain.Agent{}, err
-	}
 	t := now()
-	a := domain.Agent{
-		ID:          secret.AgentID(),
-		AccountID:   n.AccountID,
-		ChatbotName: n.ChatbotName,
-		Config:      json.RawMessage(config),
-		CreatedAt:   t,
-		UpdatedAt:   t,
-	}
-	if err := n.KnowledgeLimits.Check(domain.KnowledgeSize{}, domain.SizeOf(n.Knowledge)); err != nil {
+	a, err := n.Build(t)
+	if err != nil {
 		return domain.Agent{}, err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
@@ -60,12 +39,12 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE account_id = ?`, n.AccountID).Scan(&agents); err != nil {
 				return err
 			}
-			if agents >= n.MaxAgents {
-				return &domain.AgentLimitError{Max: n.MaxAgents}
+			if err := n.Admit(agents); err != nil {
+				return err
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-			a.ID, a.AccountID, a.ChatbotName, config, millis(t), millis(t)); err != nil {
+			a.ID, a.AccountID, a.ChatbotName, string(a.Config), millis(t), millis(t)); err != nil {
 			return err
 		}
 		if err := insertKnowledge(ctx, tx, a.ID, n.Knowledge); err != nil {
@@ -116,44 +95,26 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 	if err := store.CheckText(accountID, agentID); err != nil {
 		return domain.Agent{}, err
 	}
-	if p.ChatbotName != nil {
-		if err := store.CheckText(*p.ChatbotName); err != nil {
-			return domain.Agent{}, err
-		}
-	}
-	if p.Knowledge != nil {
-		if err := store.CheckKnowledge(*p.Knowledge...); err != nil {
-			return domain.Agent{}, err
-		}
-	}
-	defer s.keys.invalidate()
-	var config string
-	if p.Config != nil {
-		var err error
-		if config, err = compactConfig(p.Config); err != nil {
-			return domain.Agent{}, err
-		}
+	config, err := p.Check()
+	if err != nil {
+		return domain.Agent{}, err
 	}
 	var a domain.Agent
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		a, err = scanAgent(tx.QueryRowContext(ctx,
 			`SELECT `+agentCols+` FROM agents WHERE id = ? AND account_id = ?`, agentID, accountID))
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
+		s.invalidate(cacheEvent{what: forgetAgents})
 		if p.ChatbotName != nil {
 			a.ChatbotName = *p.ChatbotName
 		}
 		if p.Config != nil {
 			a.Config = json.RawMessage(config)
 		}
-		// Strictly later, even within one millisecond: UpdatedAt is the
-		// version that knowledge indexes are cached under.
-		prev := a.UpdatedAt
-		if a.UpdatedAt = now(); !a.UpdatedAt.After(prev) {
-			a.UpdatedAt = prev.Add(time.Millisecond)
-		}
+		a.UpdatedAt = store.NextVersion(a.UpdatedAt, now())
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET chatbot_name = ?, config = ?, updated_at = ? WHERE id = ?`,
 			a.ChatbotName, string(a.Config), millis(a.UpdatedAt), a.ID); err != nil {
 			return err
@@ -204,11 +165,8 @@ func insertKnowledge(ctx context.Context, tx *sql.Tx, agentID string, entries []
 const knowledgeInsertCols = `id, agent_id, position, kind, question, answer, title, text, lang`
 
 func knowledgeArgs(agentID string, position int, e domain.KnowledgeEntry) []any {
-	kind := e.Kind
-	if kind == "" {
-		kind = domain.KindQA
-	}
-	return []any{e.ID, agentID, position, kind, e.Question, e.Answer, e.Title, e.Text, e.Lang}
+	e = store.WithKind(e)
+	return []any{e.ID, agentID, position, e.Kind, e.Question, e.Answer, e.Title, e.Text, e.Lang}
 }
 
 func (s *Store) Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) {

@@ -105,8 +105,8 @@ func (s *Store) commitBatch(batch []writeReq) {
 	err = tx.Commit()
 	s.nudgeCheckpointer()
 	// Before any writer hears back: a read after a write returned must
-	// find the conversation cache as the write left it.
-	s.applyChanges(err == nil)
+	// find the caches as the write left them.
+	s.cache.apply(err == nil)
 	if err != nil {
 		// Nothing of the batch is on disk: every write failed.
 		for i := range results {
@@ -127,16 +127,16 @@ func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
 	if err := exec(hotSavepoint); err != nil {
 		return err
 	}
-	// What the write records for the conversation cache (convcache.go) goes
-	// with it when it is undone; when it may not have been, every cached
-	// conversation is forgotten, which is always safe.
-	mark := len(s.changes)
+	// What the write records for the caches (cache.go) goes with it when
+	// it is undone; when it may not have been, everything cached is
+	// forgotten, which is always safe.
+	mark := s.cache.mark()
 	undo := func() error {
 		rbErr := exec(hotRollbackTo)
 		if rbErr == nil {
-			s.changes = s.changes[:mark]
+			s.cache.undo(mark)
 		} else {
-			s.changedAll()
+			s.invalidate(cacheEvent{what: forgetEverything})
 		}
 		exec(hotRelease)
 		return rbErr
@@ -154,7 +154,7 @@ func (s *Store) inSavepoint(tx *sql.Tx, req writeReq) (err error) {
 		return err
 	}
 	if err := exec(hotRelease); err != nil {
-		s.changedAll()
+		s.invalidate(cacheEvent{what: forgetEverything})
 		return err
 	}
 	return nil

@@ -180,7 +180,7 @@ func TestConversationCacheUndoneWrite(t *testing.T) {
 		}
 		before := c
 		c.Mode, c.LastMessage = domain.ModeHuman, "never committed"
-		if err := s.saveConversation(before, c, n+7); err != nil {
+		if err := s.saveConversation(before, c, n+7, true); err != nil {
 			t.Error(err)
 		}
 	}

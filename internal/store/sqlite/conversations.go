@@ -9,7 +9,6 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/quota"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -46,27 +45,13 @@ func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 // no other admission can run between the read and the write: the count is
 // exact however many requests arrive at once.
 func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation) (domain.Conversation, error) {
-	if err := store.CheckText(n.ID, n.AgentID, n.AccountID, n.VisitorID, n.PageURL); err != nil {
+	c, err := n.Build()
+	if err != nil {
 		return domain.Conversation{}, err
-	}
-	c := domain.Conversation{
-		ID:        n.ID,
-		AgentID:   n.AgentID,
-		AccountID: n.AccountID,
-		VisitorID: n.VisitorID,
-		PageURL:   n.PageURL,
-		Mode:      domain.ModeAI,
-		CreatedAt: fromMillis(millis(n.CreatedAt)),
-	}
-	if n.CreatedAt.IsZero() {
-		c.CreatedAt = now()
-	}
-	if c.ID == "" {
-		c.ID = secret.ConversationID()
 	}
 	period := quota.Period(c.CreatedAt)
 
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		ctx := inWrite(ctx)
 		// The join also checks that the agent belongs to the account.
 		var l domain.Limits
@@ -94,7 +79,7 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 			c.AccountID, period, u.Conversations, u.OverageConversations, u.OverageCents); err != nil {
 			return err
 		}
-		s.wrote(c, 0)
+		s.wrote(c, 0, false)
 		return nil
 	})
 	if err != nil {
@@ -129,12 +114,12 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		args = append(args, containsPattern(f.Search))
 	}
 	if f.Before != "" {
-		c, err := decodeCursor(f.Before)
+		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
 			return store.ConversationPage{}, err
 		}
 		where = append(where, "(created_at, id) < (?, ?)")
-		args = append(args, c.createdAt, c.id)
+		args = append(args, millis(c.CreatedAt), c.ID)
 	}
 	// One row more than asked tells whether another page follows.
 	args = append(args, limit+1)
@@ -161,7 +146,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if len(page.Conversations) > limit {
 		page.Conversations = page.Conversations[:limit]
 		last := page.Conversations[limit-1]
-		page.Next = encodeCursor(cursor{createdAt: millis(last.CreatedAt), id: last.ID})
+		page.Next = store.NextCursor(last.CreatedAt, last.ID)
 	}
 	return page, nil
 }
@@ -170,11 +155,10 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 	if err := store.CheckText(conversationID); err != nil {
 		return false, err
 	}
-	if m != domain.ModeAI && m != domain.ModeHuman {
-		return false, fmt.Errorf("set mode: unknown mode %q", m)
+	if err := store.CheckMode(m); err != nil {
+		return false, fmt.Errorf("set mode: %w", err)
 	}
 	changed := false
-	defer s.polls.forget(conversationID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var cur domain.Mode
 		err := tx.QueryRowContext(ctx, `SELECT mode FROM conversations WHERE id = ?`, conversationID).Scan(&cur)
@@ -185,7 +169,7 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 			return nil
 		}
 		changed = true
-		s.changed(conversationID)
+		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		// A human taking over ends the wait for one. This takeover has no
 		// dashboard user (TakeOver records one), and a release to the AI
 		// ends the assignment: either way the assignee is cleared.
@@ -208,7 +192,7 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 	// would wait for a commit (and an fsync) of its own.
 	var n int64
 	err := s.write(ctx, func(*sql.Tx) error {
-		s.changed(conversationID)
+		s.invalidate(cacheEvent{what: forgetConversation, id: conversationID}) // its poll state stays
 		res, err := s.execHot(hotSetWaiting, waiting, conversationID, waiting)
 		if err != nil {
 			return err
@@ -237,7 +221,6 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 	}
 	var c domain.Conversation
 	won := false
-	defer s.polls.forget(conversationID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		c, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, conversationID))
@@ -248,7 +231,7 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 			return nil // someone holds it already; c names them
 		}
 		won = true
-		s.changed(conversationID)
+		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		c.Mode, c.Waiting, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, userID, userName
 		_, err = tx.ExecContext(ctx, `UPDATE conversations
 			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,

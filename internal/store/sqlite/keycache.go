@@ -15,7 +15,8 @@ import (
 // cache), and every write that can change what AgentByKey returns — a key
 // deactivated or created, an agent's name or config updated, its knowledge
 // changed (which bumps the agent's UpdatedAt, the version the knowledge
-// index is cached under) — empties the cache when it is done.
+// index is cached under) — empties the cache once committed (an event
+// forgetAgents, applied in cache.go).
 //
 // Only hits are kept: an unknown or inactive key is read again each time,
 // so a key that is created or reactivated works at once and made-up keys
@@ -53,8 +54,8 @@ func (c *keyCache) put(key string, a domain.Agent, gen uint64) {
 	c.agents[key] = a
 }
 
-// invalidate forgets every key. Call it after a write to agents, keys or
-// knowledge returns, whether or not it succeeded.
+// invalidate forgets every key. Only caches.apply calls it: a write
+// records forgetAgents instead (cache.go).
 func (c *keyCache) invalidate() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -40,12 +40,12 @@ func (s *Store) CreateKey(ctx context.Context, accountID, agentID, key string) (
 	if err := store.CheckText(accountID, agentID, key); err != nil {
 		return domain.WidgetKey{}, err
 	}
-	defer s.keys.invalidate()
 	k := domain.WidgetKey{Key: key, AgentID: agentID, AccountID: accountID, Active: true, CreatedAt: now()}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := ownsAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents})
 		return insertKey(ctx, tx, k)
 	})
 	if err != nil {
@@ -105,19 +105,29 @@ func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active 
 	if err := store.CheckText(accountID, key); err != nil {
 		return domain.WidgetKey{}, err
 	}
-	defer s.keys.invalidate()
-	k, err := scanKey(s.w.QueryRowContext(ctx, `
-		UPDATE widget_keys SET active = ? WHERE key = ? AND account_id = ?
-		RETURNING `+keyCols, active, key, accountID))
+	// Through the writer's queue like every write, so that the change
+	// reaches the key cache where every write's does (cache.go).
+	var k domain.WidgetKey
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		k, err = scanKey(tx.QueryRowContext(ctx, `
+			UPDATE widget_keys SET active = ? WHERE key = ? AND account_id = ?
+			RETURNING `+keyCols, active, key, accountID))
+		if err != nil {
+			return notFound(err, domain.ErrNotFound)
+		}
+		s.invalidate(cacheEvent{what: forgetAgents})
+		return nil
+	})
 	if err != nil {
-		return domain.WidgetKey{}, notFound(err, domain.ErrNotFound)
+		return domain.WidgetKey{}, err
 	}
 	return k, nil
 }
 
 // AgentByKey is answered from keyCache when it can (see keycache.go).
 func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error) {
-	a, gen, ok := s.keys.get(key)
+	a, gen, ok := s.cache.keys.get(key)
 	if ok {
 		return a, nil
 	}
@@ -127,6 +137,6 @@ func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error
 	if err != nil {
 		return a, notFound(err, domain.ErrKeyInvalid)
 	}
-	s.keys.put(key, a, gen)
+	s.cache.keys.put(key, a, gen)
 	return a, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
@@ -47,21 +46,18 @@ func (s *Store) AddKnowledge(ctx context.Context, accountID, agentID string, e d
 	if err := store.CheckKnowledge(e); err != nil {
 		return domain.KnowledgeEntry{}, err
 	}
-	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
-	e.ID = secret.KnowledgeID()
-	if e.Kind == "" {
-		e.Kind = domain.KindQA
-	}
+	e = store.NewKnowledge(e)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents}) // the agent's UpdatedAt moved
 		if l != (domain.KnowledgeLimits{}) {
 			was, _, err := knowledgeSize(ctx, tx, agentID, "")
 			if err != nil {
 				return err
 			}
-			if err := l.Check(was, domain.KnowledgeSize{Items: was.Items + 1, Chars: was.Chars + domain.KnowledgeChars(e)}); err != nil {
+			if err := store.CheckAddKnowledge(l, was, e); err != nil {
 				return err
 			}
 		}
@@ -86,14 +82,12 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 	if err := store.CheckKnowledge(e); err != nil {
 		return domain.KnowledgeEntry{}, err
 	}
-	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
-	if e.Kind == "" {
-		e.Kind = domain.KindQA
-	}
+	e = store.WithKind(e)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents}) // the agent's UpdatedAt moved
 		var was domain.KnowledgeSize
 		var old int
 		if l != (domain.KnowledgeLimits{}) {
@@ -107,7 +101,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, accountID, agentID string, 
 		if err := oneRow(res, err); err != nil {
 			return err
 		}
-		return l.Check(was, domain.KnowledgeSize{Items: was.Items, Chars: was.Chars - old + domain.KnowledgeChars(e)})
+		return store.CheckUpdateKnowledge(l, was, old, e)
 	})
 	if err != nil {
 		return domain.KnowledgeEntry{}, fmt.Errorf("update knowledge: %w", err)
@@ -119,11 +113,11 @@ func (s *Store) DeleteKnowledge(ctx context.Context, accountID, agentID, itemID 
 	if err := store.CheckText(accountID, agentID, itemID); err != nil {
 		return err
 	}
-	defer s.keys.invalidate() // touchAgent changes the agent's UpdatedAt
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := touchAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents}) // the agent's UpdatedAt moved
 		res, err := tx.ExecContext(ctx, `DELETE FROM knowledge WHERE id = ? AND agent_id = ?`, itemID, agentID)
 		return oneRow(res, err)
 	})

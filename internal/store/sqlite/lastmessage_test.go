@@ -53,7 +53,7 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 	}
 
 	// What is read back is the newest message, whichever way it is read.
-	s.convs.forgetAll()
+	s.cache.convs.forgetAll()
 	got, err := s.Conversation(ctx, f.conv.ID)
 	if err != nil || got.LastMessage != "Sorry, I do not know." || !got.LastMessageAt.Equal(c.LastMessageAt) || got.Misses != 1 {
 		t.Errorf("Conversation = %+v, %v; want the last message %q at %v", got, err, "Sorry, I do not know.", c.LastMessageAt)

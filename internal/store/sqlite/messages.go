@@ -25,9 +25,6 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 	if err := store.CheckText(n.ConversationID, n.Text, n.OperatorName, n.AssigneeID, n.AssigneeName); err != nil {
 		return domain.Message{}, domain.Conversation{}, err
 	}
-	if changesPollState(n) {
-		defer s.polls.forget(n.ConversationID)
-	}
 	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
 	var out struct {
 		m    domain.Message
@@ -40,11 +37,13 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if err != nil {
 			return err
 		}
-		if !n.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if out.full = !n.Fits(count); out.full {
+		switch err := n.Check(c, count); err {
+		case nil:
+		case domain.ErrConversationFull:
+			out.full = true
 			return s.refuseFull(c, count)
+		default:
+			return err
 		}
 		res, err := s.execHot(hotInsertMessage, row.args()...)
 		if err != nil {
@@ -55,7 +54,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			return err
 		}
 		out.c = n.Apply(c, out.m.CreatedAt)
-		return s.saveConversation(c, out.c, count+1)
+		return s.saveConversation(c, out.c, count+1, changesPollState(n))
 	})
 	if err == nil && out.full {
 		err = domain.ErrConversationFull
@@ -73,9 +72,6 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 	if err := store.CheckText(msg.ConversationID, msg.Text, msg.OperatorName, reply.Text, reply.OperatorName); err != nil {
 		return domain.Conversation{}, false, err
 	}
-	if changesPollState(msg) || changesPollState(reply) {
-		defer s.polls.forget(msg.ConversationID)
-	}
 	first, second := newRow(msg), newRow(reply)
 	var out struct {
 		c            domain.Conversation
@@ -87,11 +83,13 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if err != nil {
 			return err
 		}
-		if !msg.Admits(c) {
-			return domain.ErrModeChanged
-		}
-		if out.full = !msg.Fits(count); out.full {
+		switch err := msg.Check(c, count); err {
+		case nil:
+		case domain.ErrConversationFull:
+			out.full = true
 			return s.refuseFull(c, count)
+		default:
+			return err
 		}
 		next, added := msg.Apply(c, first.createdAt), 1
 		if out.stored = reply.Admits(next) && reply.Fits(count+1); out.stored {
@@ -104,7 +102,7 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			return err
 		}
 		out.c = next
-		return s.saveConversation(c, next, count+added)
+		return s.saveConversation(c, next, count+added, changesPollState(msg) || (out.stored && changesPollState(reply)))
 	})
 	if err == nil && out.full {
 		err = domain.ErrConversationFull
@@ -120,13 +118,13 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 // count it may just have made stays in the cache; the refused chats that a
 // full conversation keeps getting then cost no count each.
 func (s *Store) refuseFull(c domain.Conversation, count int) error {
-	s.wrote(c, count)
+	s.wrote(c, count, false)
 	return nil
 }
 
 // changesPollState reports whether storing n can change its conversation's
 // store.PollState: an operator message, or one that sets the mode.
-func changesPollState(n store.NewMessage) bool {
+func changesPollState(n *store.NewMessage) bool {
 	return n.Role == domain.RoleOperator || n.SetMode != ""
 }
 
@@ -139,11 +137,7 @@ type messageRow struct {
 }
 
 func newRow(n store.NewMessage) messageRow {
-	at := fromMillis(millis(n.CreatedAt))
-	if n.CreatedAt.IsZero() {
-		at = now()
-	}
-	return messageRow{n: n, createdAt: at, folded: fold(n.Text)}
+	return messageRow{n: n, createdAt: store.OrNow(n.CreatedAt), folded: fold(n.Text)}
 }
 
 // args are the insert statement's parameters, in its column order.
@@ -155,15 +149,14 @@ func (r messageRow) args() []any {
 
 // message is the row as stored, but for its seq.
 func (r messageRow) message() domain.Message {
-	return domain.Message{
-		ConversationID: r.n.ConversationID, Role: r.n.Role, Text: r.n.Text,
-		OperatorName: r.n.OperatorName, CreatedAt: r.createdAt,
-	}
+	m := r.n.Message()
+	m.CreatedAt = r.createdAt
+	return m
 }
 
 // saveConversation writes what a message changed of a conversation (from
 // before to c), and records the new value, with the number of messages it
-// now holds, for the conversation cache.
+// now holds, for the caches (poll: the message changed its poll state).
 //
 // The last message is not stored on the conversation (see convCols), so
 // most messages — those that change neither mode, waiting, assignee nor
@@ -171,7 +164,7 @@ func (r messageRow) message() domain.Message {
 // have changed: SQLite updates every index on a column an UPDATE sets,
 // whether or not its value changes, and waiting is indexed (the inbox
 // filters on it).
-func (s *Store) saveConversation(before, c domain.Conversation, messages int) error {
+func (s *Store) saveConversation(before, c domain.Conversation, messages int, poll bool) error {
 	var err error
 	switch {
 	case c.Mode != before.Mode || c.Waiting != before.Waiting ||
@@ -181,7 +174,7 @@ func (s *Store) saveConversation(before, c domain.Conversation, messages int) er
 		_, err = s.execHot(hotSetMisses, c.Misses, c.ID)
 	}
 	if err == nil {
-		s.wrote(c, messages)
+		s.wrote(c, messages, poll)
 	}
 	return err
 }

@@ -53,13 +53,13 @@ func TestMessageCountEveryWay(t *testing.T) {
 		}
 	}
 	step("cached by the writes", func() {})
-	step("forgotten", func() { s.convs.forgetAll() })
+	step("forgotten", func() { s.cache.convs.forgetAll() })
 	step("cached by a reader", func() {
-		s.convs.forgetAll()
+		s.cache.convs.forgetAll()
 		if _, err := s.Conversation(ctx, c.ID); err != nil {
 			t.Fatal(err)
 		}
-		if got, ok := s.convs.peek(c.ID); !ok || got.messages != notCounted {
+		if got, ok := s.cache.convs.peek(c.ID); !ok || got.messages != notCounted {
 			t.Fatalf("after a read the cache holds %+v, %v; want the conversation uncounted", got, ok)
 		}
 	})
@@ -83,7 +83,7 @@ func TestRefusedWriteKeepsTheCount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.convs.forgetAll()
+	s.cache.convs.forgetAll()
 	if _, err := s.Conversation(ctx, id); err != nil { // cached uncounted
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestRefusedWriteKeepsTheCount(t *testing.T) {
 	if !errors.Is(err, domain.ErrConversationFull) {
 		t.Fatalf("AddMessage = %v, want ErrConversationFull", err)
 	}
-	if got, ok := s.convs.peek(id); !ok || got.messages != 3 || got.conv.ID != id {
+	if got, ok := s.cache.convs.peek(id); !ok || got.messages != 3 || got.conv.ID != id {
 		t.Errorf("after the refusal the cache holds %+v, %v; want the conversation with 3 messages", got, ok)
 	}
 }

@@ -27,18 +27,14 @@ const readers = 4
 
 // Store is a store.Store backed by one SQLite file.
 type Store struct {
-	w     *sql.DB                      // exactly one connection: every write goes here
-	r     *sql.DB                      // read-only pool for plain reads
-	reads stmtCache                    // prepared statements on r
-	ws    writeStmts                   // prepared statements on w, for the hot writes' reads
-	hot   hotStmts                     // driver statements on w's connection (hotstmt.go)
-	keys  keyCache                     // widget key → agent
-	polls *exactCache[store.PollState] // conversation → what a poll needs
-	convs *exactCache[cachedConv]      // conversation → itself and its count (convcache.go)
-	// The current batch's connection and its records for convs; only the
-	// committer touches them.
+	w     *sql.DB    // exactly one connection: every write goes here
+	r     *sql.DB    // read-only pool for plain reads
+	reads stmtCache  // prepared statements on r
+	ws    writeStmts // prepared statements on w, for the hot writes' reads
+	hot   hotStmts   // driver statements on w's connection (hotstmt.go)
+	cache caches     // the cache layer (cache.go)
+	// The current batch's connection; only the committer touches it.
 	batchConn *sql.Conn
-	changes   []convChange
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
@@ -93,8 +89,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	s := &Store{
 		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
-		polls: newExactCache[store.PollState](maxPollStates),
-		convs: newExactCache[cachedConv](maxConversations),
+		cache: newCaches(),
 	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()

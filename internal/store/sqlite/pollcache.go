@@ -7,19 +7,20 @@ import (
 	"parley/internal/store"
 )
 
-// The poll state cache (Store.polls) keeps each polled conversation's
-// store.PollState, so that a widget poll with nothing new — most polls —
-// reads nothing from the database. The writes that can change it — an
-// operator message or a mode set by AddMessage or AddExchange, SetMode,
-// TakeOver, and DeleteUser, which hands conversations back to the AI —
-// forget it once committed (see exactCache).
+// The poll state cache (caches.polls, see cache.go) keeps each polled
+// conversation's store.PollState, so that a widget poll with nothing new —
+// most polls — reads nothing from the database. The writes that can change
+// it — an operator message or a mode set by AddMessage or AddExchange,
+// SetMode, TakeOver, and DeleteUser, which hands conversations back to the
+// AI — record forgetPollState (or forgetConversations), applied once
+// committed (see exactCache).
 
 // maxPollStates bounds the poll state cache (about 150 bytes an entry).
 const maxPollStates = 100_000
 
 // PollState reads through the cache.
 func (s *Store) PollState(ctx context.Context, id string) (store.PollState, error) {
-	st, r, ok := s.polls.get(id)
+	st, r, ok := s.cache.polls.get(id)
 	if ok {
 		return st, nil
 	}
@@ -27,6 +28,6 @@ func (s *Store) PollState(ctx context.Context, id string) (store.PollState, erro
 		SELECT agent_id, mode,
 			COALESCE((SELECT max(seq) FROM messages WHERE conversation_id = c.id AND role = 'operator'), 0)
 		FROM conversations c WHERE id = ?`, id).Scan(&st.AgentID, &st.Mode, &st.LastOperatorSeq)
-	s.polls.done(id, r, st, err == nil)
+	s.cache.polls.done(id, r, st, err == nil)
 	return st, notFound(err, domain.ErrNotFound)
 }

@@ -10,6 +10,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 // write runs fn in a write transaction, atomically: when it returns nil,
@@ -81,4 +82,4 @@ func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // now is the current time at the precision the store keeps, so what a
 // method returns equals what a later read returns.
-func now() time.Time { return fromMillis(time.Now().UnixMilli()) }
+func now() time.Time { return store.Now() }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"parley/internal/domain"
+	"parley/internal/store"
 )
 
 // Usage reads one period's counters; a period without a row is zero usage.
@@ -26,22 +27,14 @@ func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usa
 	return u, rows.Err()
 }
 
-// utcDay is the length of a UTC day: UTC has no daylight saving time.
-const utcDay = 24 * time.Hour
-
 // ConversationsPerDay counts conversations created in [from, to) by UTC
-// day. The days run from the one holding from up to the last one starting
-// before to, so a from or to inside a day still lists that day.
+// day (store.Days).
 func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from, to time.Time) ([]domain.DayCount, error) {
-	y, m, d := from.UTC().Date()
-	first := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	days := []domain.DayCount{}
-	for t := first; t.Before(to); t = t.Add(utcDay) {
-		days = append(days, domain.DayCount{Day: t})
-	}
+	days := store.Days(from, to)
 	if len(days) == 0 {
 		return days, nil
 	}
+	first := days[0].Day
 
 	// Offsets from first are never negative (created_at >= from >= first),
 	// so integer division floors and yields the index into days.
@@ -49,7 +42,7 @@ func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from,
 		SELECT (created_at - ?) / ?, count(*) FROM conversations
 		WHERE account_id = ? AND created_at >= ? AND created_at < ?
 		GROUP BY 1`,
-		millis(first), utcDay.Milliseconds(), accountID, millis(from), millis(to))
+		millis(first), store.UTCDay.Milliseconds(), accountID, millis(from), millis(to))
 	if err != nil {
 		return nil, fmt.Errorf("conversations per day: %w", err)
 	}
@@ -60,9 +53,7 @@ func (s *Store) ConversationsPerDay(ctx context.Context, accountID string, from,
 		if err := rows.Scan(&i, &n); err != nil {
 			return nil, err
 		}
-		if i >= 0 && i < int64(len(days)) { // always; guards the index
-			days[i].Count = n
-		}
+		store.CountDay(days, i, n)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -8,13 +8,10 @@ import (
 	"time"
 
 	"parley/internal/domain"
-	"parley/internal/secret"
 	"parley/internal/store"
 )
 
 const userCols = `id, account_id, email, name, password_hash, role, created_at`
-
-func newUserID() string { return secret.ID("usr_", 10) }
 
 func scanUser(sc scanner) (domain.User, error) {
 	var u domain.User
@@ -35,22 +32,11 @@ func insertUser(ctx context.Context, tx *sql.Tx, u domain.User) error {
 }
 
 func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, error) {
-	if err := store.CheckText(n.AccountID, n.Email, n.Name, n.PasswordHash); err != nil {
+	u, err := n.Build(now())
+	if err != nil {
 		return domain.User{}, err
 	}
-	if n.Role != domain.UserOwner && n.Role != domain.UserOperator {
-		return domain.User{}, domain.Invalid(fmt.Sprintf("unknown user role %q", n.Role))
-	}
-	u := domain.User{
-		ID:           newUserID(),
-		AccountID:    n.AccountID,
-		Email:        normEmail(n.Email),
-		Name:         n.Name,
-		PasswordHash: n.PasswordHash,
-		Role:         n.Role,
-		CreatedAt:    now(),
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		// Users' emails are unique by the column. Another account's email
 		// is refused too: it belongs to whoever created that account, even
 		// if its owner user has since been replaced by another owner.
@@ -72,7 +58,7 @@ func (s *Store) CreateUser(ctx context.Context, n store.NewUser) (domain.User, e
 }
 
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
-	return scanUser(s.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, normEmail(email)))
+	return scanUser(s.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, store.NormEmail(email)))
 }
 
 func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User, error) {
@@ -107,31 +93,24 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, userID))
 }
 
-// DeleteUser counts the owners and deletes in one writer transaction, so
+// DeleteUser counts the owners, asks store.CanDeleteUser and deletes in
+// one writer transaction, so
 // two owners deleting each other at once cannot leave the account with
 // none. The user's sessions go with it (ON DELETE CASCADE).
 func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error {
 	if err := store.CheckText(accountID, userID); err != nil {
 		return err
 	}
-	defer s.polls.forgetAll() // its conversations go back to the AI
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var role domain.UserRole
-		err := tx.QueryRowContext(ctx, `SELECT role FROM users WHERE id = ? AND account_id = ?`, userID, accountID).
-			Scan(&role)
+		var owners int
+		err := tx.QueryRowContext(ctx, `SELECT role, (SELECT count(*) FROM users WHERE account_id = ? AND role = 'owner')
+			FROM users WHERE id = ? AND account_id = ?`, accountID, userID, accountID).Scan(&role, &owners)
 		if err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		if role == domain.UserOwner {
-			var owners int
-			err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE account_id = ? AND role = 'owner'`,
-				accountID).Scan(&owners)
-			if err != nil {
-				return err
-			}
-			if owners <= 1 {
-				return domain.ErrConflict
-			}
+		if err := store.CanDeleteUser(role, owners); err != nil {
+			return err
 		}
 		if _, err = tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, userID); err != nil {
 			return err
@@ -139,7 +118,7 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 		// Conversations the user was answering go back to the AI and into
 		// the "needs a human" queue, so their visitors are not left waiting
 		// for someone who is gone.
-		s.changedAll()
+		s.invalidate(cacheEvent{what: forgetConversations})
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'ai', waiting = 1, assignee_id = '', assignee_name = ''
 			WHERE account_id = ? AND assignee_id = ? AND mode = 'human'`, accountID, userID)
 		return err

@@ -70,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Users", testUsers},
 		{"SetPassword", testSetPassword},
 		{"DeleteUser", testDeleteUser},
+		{"DeleteOwnersConcurrent", testDeleteOwnersConcurrent},
 		{"Sessions", testSessions},
 		{"APITokenList", testAPITokenList},
 		{"TakeOver", testTakeOver},
