@@ -60,12 +60,12 @@ func (s *Store) RotateKey(ctx context.Context, accountID, agentID, key string) (
 	if err := store.CheckText(accountID, agentID, key); err != nil {
 		return domain.WidgetKey{}, err
 	}
-	defer s.keys.invalidate()
 	var k domain.WidgetKey
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := ownsAgent(ctx, tx, accountID, agentID); err != nil {
 			return err
 		}
+		s.invalidate(cacheEvent{what: forgetAgents})
 		if _, err := tx.ExecContext(ctx, `UPDATE widget_keys SET active = 0 WHERE agent_id = ? AND active = 1`, agentID); err != nil {
 			return err
 		}
