@@ -302,7 +302,7 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 			t.Fatalf("name %q", got.ChatbotName)
 		}
 		var c map[string]any
-		if err := json.Unmarshal(got.Config, &c); err != nil {
+		if err := json.Unmarshal(got.Config.JSON(), &c); err != nil {
 			t.Fatal(err)
 		}
 		return c

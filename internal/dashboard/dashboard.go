@@ -7,7 +7,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -45,7 +44,7 @@ type Options struct {
 	// CheckAgentConfig says whether an agent's settings may be saved
 	// beyond the form's rules: the LLM endpoint they name
 	// (llm.Responder.CheckAgentConfig). Nil checks nothing more.
-	CheckAgentConfig func(ctx context.Context, config json.RawMessage) error
+	CheckAgentConfig func(ctx context.Context, config domain.AgentConfig) error
 	// Surges, when set, puts a banner on every page while the account
 	// gets far more new conversations than usual (surge.go).
 	Surges *surge.Detector

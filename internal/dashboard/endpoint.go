@@ -1,10 +1,10 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
+	"parley/internal/domain"
 	"parley/internal/outbound"
 )
 
@@ -34,7 +34,7 @@ type refusedEndpoint struct {
 // checkEndpoint applies Options.CheckAgentConfig to the config the
 // settings form would save. A refused address comes back as what the page
 // explains; any other refusal (not an http(s) URL) as a message key.
-func (d *Dashboard) checkEndpoint(r *http.Request, cfg json.RawMessage) (*refusedEndpoint, string) {
+func (d *Dashboard) checkEndpoint(r *http.Request, cfg domain.AgentConfig) (*refusedEndpoint, string) {
 	if d.CheckAgentConfig == nil {
 		return nil, ""
 	}

@@ -3,10 +3,7 @@
 // other package can depend on it.
 package domain
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // Mode is who answers a conversation: the AI agent or a human operator.
 type Mode string
@@ -47,13 +44,14 @@ type Account struct {
 	CreatedAt    time.Time
 }
 
-// Agent is a chatbot an account configures. Config is a JSON object; the
-// keys listed in PrivateConfigKeys are never shown to visitors.
+// Agent is a chatbot an account configures. Config is decoded once, when
+// the agent is loaded; its private members are never shown to visitors
+// (AgentConfig.Public).
 type Agent struct {
 	ID          string
 	AccountID   string
 	ChatbotName string
-	Config      json.RawMessage
+	Config      AgentConfig
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }

@@ -1,8 +1,9 @@
 package handoff
 
 import (
-	"encoding/json"
 	"testing"
+
+	"parley/internal/domain"
 )
 
 func TestAsksForHuman(t *testing.T) {
@@ -37,7 +38,7 @@ func TestAsksForHuman(t *testing.T) {
 	}
 }
 
-func TestParse(t *testing.T) {
+func TestSettingsOf(t *testing.T) {
 	tests := []struct {
 		config  string
 		enabled bool
@@ -51,12 +52,12 @@ func TestParse(t *testing.T) {
 		{`{"handoff":{"enabled":"yes"}}`, true, defaultMessages["en"], defaultMessages["ro"]},
 	}
 	for _, tt := range tests {
-		s := Parse(json.RawMessage(tt.config))
+		s := SettingsOf(domain.DecodeAgentConfig([]byte(tt.config)))
 		if s.Enabled != tt.enabled || s.Message("en") != tt.en || s.Message("ro") != tt.ro {
-			t.Errorf("Parse(%s) = %v %q %q, want %v %q %q", tt.config, s.Enabled, s.Message("en"), s.Message("ro"), tt.enabled, tt.en, tt.ro)
+			t.Errorf("SettingsOf(%s) = %v %q %q, want %v %q %q", tt.config, s.Enabled, s.Message("en"), s.Message("ro"), tt.enabled, tt.en, tt.ro)
 		}
 	}
-	if Parse(nil).Message("de") != defaultMessages["en"] {
+	if SettingsOf(domain.AgentConfig{}).Message("de") != defaultMessages["en"] {
 		t.Error("an unknown language should fall back to English")
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/httpx"
-	"parley/internal/initlimit"
 	"parley/internal/secret"
 	"parley/internal/store"
 )
@@ -52,6 +51,8 @@ type agentInput struct {
 	ChatbotName *string                  `json:"chatbot_name"`
 	Config      json.RawMessage          `json:"config"`
 	Knowledge   *[]domain.KnowledgeEntry `json:"knowledge"`
+
+	config domain.AgentConfig // Config decoded and validated
 }
 
 // validate checks the fields that are set; create additionally requires a
@@ -73,10 +74,14 @@ func (in *agentInput) validate() error {
 		if err := json.Compact(&buf, c); err != nil {
 			return domain.Invalid("config must be a JSON object")
 		}
-		in.Config = buf.Bytes()
-		if err := initlimit.Check(in.Config); err != nil {
+		cfg, err := domain.ParseAgentConfig(buf.Bytes())
+		if err == nil {
+			err = cfg.Validate() // the dashboard's settings form applies it too
+		}
+		if err != nil {
 			return err
 		}
+		in.config = cfg
 	}
 	if in.Knowledge != nil {
 		for i, e := range *in.Knowledge {
@@ -106,8 +111,8 @@ func (a *API) CreateAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.Config != nil {
-		in.Config = keepAPIKey(in.Config, nil) // drops a stray api_key_set or empty api_key
-		if err := a.checkAgentConfig(r, in.Config); err != nil {
+		in.Config = keepAPIKey(&in.config, domain.AgentConfig{}) // drops a stray api_key_set or empty api_key
+		if err := a.checkAgentConfig(r, in.config); err != nil {
 			httpx.Error(w, r, err)
 			return
 		}
@@ -169,8 +174,8 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 			httpx.Error(w, r, err)
 			return
 		}
-		in.Config = keepAPIKey(in.Config, prev.Config)
-		if err := a.checkAgentConfig(r, in.Config); err != nil {
+		in.Config = keepAPIKey(&in.config, prev.Config)
+		if err := a.checkAgentConfig(r, in.config); err != nil {
 			httpx.Error(w, r, err)
 			return
 		}
@@ -188,7 +193,7 @@ func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 
 // checkAgentConfig applies the config checker, if any: a refused config
 // (an LLM endpoint on a private address) is a 400 with the reason.
-func (a *API) checkAgentConfig(r *http.Request, config json.RawMessage) error {
+func (a *API) checkAgentConfig(r *http.Request, config domain.AgentConfig) error {
 	if a.checkConfig == nil {
 		return nil
 	}
@@ -215,7 +220,7 @@ func (a *API) agentJSON(r *http.Request, ag domain.Agent, detail bool) (agentJSO
 		return agentJSON{}, err
 	}
 	out := agentJSON{
-		ID: ag.ID, ChatbotName: ag.ChatbotName, Config: redactConfig(ag.Config), WidgetKey: newestActive(keys),
+		ID: ag.ID, ChatbotName: ag.ChatbotName, Config: ag.Config.Owner(), WidgetKey: newestActive(keys),
 		CreatedAt: ag.CreatedAt, UpdatedAt: ag.UpdatedAt,
 	}
 	if detail {

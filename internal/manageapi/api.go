@@ -6,7 +6,6 @@ package manageapi
 
 import (
 	"context"
-	"encoding/json"
 
 	"parley/internal/chat"
 	"parley/internal/domain"
@@ -28,7 +27,7 @@ type API struct {
 // ConfigChecker says whether an agent config may be saved beyond its
 // shape: the LLM endpoint it names (llm.Responder.CheckAgentConfig). Its
 // error's text is the 400's.
-type ConfigChecker func(ctx context.Context, config json.RawMessage) error
+type ConfigChecker func(ctx context.Context, config domain.AgentConfig) error
 
 func New(s store.Store, c *chat.Service, inv KnowledgeInvalidator, b domain.Bounds) *API {
 	return &API{store: s, chat: c, invalidator: inv, bounds: b}

@@ -21,7 +21,7 @@ func scanAgent(row pgx.Row) (domain.Agent, error) {
 	if err := row.Scan(&a.ID, &a.AccountID, &a.ChatbotName, &config, &a.CreatedAt, &a.UpdatedAt); err != nil {
 		return domain.Agent{}, err
 	}
-	a.Config = json.RawMessage(config)
+	a.Config = domain.DecodeAgentConfig([]byte(config))
 	a.CreatedAt, a.UpdatedAt = ms(a.CreatedAt), ms(a.UpdatedAt)
 	return a, nil
 }
@@ -39,7 +39,7 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 		ID:          secret.AgentID(),
 		AccountID:   n.AccountID,
 		ChatbotName: n.ChatbotName,
-		Config:      json.RawMessage(config),
+		Config:      domain.DecodeAgentConfig([]byte(config)),
 		CreatedAt:   t,
 		UpdatedAt:   t,
 	}
@@ -125,7 +125,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			a.ChatbotName = *p.ChatbotName
 		}
 		if p.Config != nil {
-			a.Config = json.RawMessage(config)
+			a.Config = domain.DecodeAgentConfig([]byte(config))
 		}
 		// Strictly later, even within one millisecond: UpdatedAt is the
 		// version that knowledge indexes are cached under.
@@ -134,7 +134,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			a.UpdatedAt = prev.Add(time.Millisecond)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE agents SET chatbot_name = $1, config = $2, updated_at = $3 WHERE id = $4`,
-			a.ChatbotName, string(a.Config), a.UpdatedAt, a.ID); err != nil {
+			a.ChatbotName, string(a.Config.JSON()), a.UpdatedAt, a.ID); err != nil {
 			return err
 		}
 		if p.Knowledge != nil {

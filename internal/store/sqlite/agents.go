@@ -21,7 +21,7 @@ func scanAgent(sc scanner) (domain.Agent, error) {
 	if err := sc.Scan(&a.ID, &a.AccountID, &a.ChatbotName, &config, &created, &updated); err != nil {
 		return domain.Agent{}, err
 	}
-	a.Config = json.RawMessage(config)
+	a.Config = domain.DecodeAgentConfig([]byte(config))
 	a.CreatedAt = fromMillis(created)
 	a.UpdatedAt = fromMillis(updated)
 	return a, nil
@@ -46,7 +46,7 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 		ID:          secret.AgentID(),
 		AccountID:   n.AccountID,
 		ChatbotName: n.ChatbotName,
-		Config:      json.RawMessage(config),
+		Config:      domain.DecodeAgentConfig([]byte(config)),
 		CreatedAt:   t,
 		UpdatedAt:   t,
 	}
@@ -146,7 +146,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			a.ChatbotName = *p.ChatbotName
 		}
 		if p.Config != nil {
-			a.Config = json.RawMessage(config)
+			a.Config = domain.DecodeAgentConfig([]byte(config))
 		}
 		// Strictly later, even within one millisecond: UpdatedAt is the
 		// version that knowledge indexes are cached under.
@@ -155,7 +155,7 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			a.UpdatedAt = prev.Add(time.Millisecond)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET chatbot_name = ?, config = ?, updated_at = ? WHERE id = ?`,
-			a.ChatbotName, string(a.Config), millis(a.UpdatedAt), a.ID); err != nil {
+			a.ChatbotName, string(a.Config.JSON()), millis(a.UpdatedAt), a.ID); err != nil {
 			return err
 		}
 		if p.Knowledge != nil {
