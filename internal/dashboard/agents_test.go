@@ -369,6 +369,12 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 		{"quick_replies", "1\n2\n3\n4\n5\n6\n7", "at most 6 quick replies"},
 		{"base_url", "ftp://example.com", "The base URL must be"},
 		{"position", "middle", "The form was not filled in correctly."},
+		// The rest of domain.AgentConfig.Validate's rule, which the
+		// management API applies too.
+		{"lang", "de", "The form was not filled in correctly."},
+		{"instructions", strings.Repeat("x", 20001), "The instructions are at most 20000 characters."},
+		{"handoff_message_ru", strings.Repeat("x", 1001), "the handoff messages are at most 1000"},
+		{"model", strings.Repeat("x", 1001), "model and API key are at most 1000 characters"},
 	} {
 		bad := url.Values{}
 		for k, v := range form {

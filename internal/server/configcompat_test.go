@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +64,89 @@ func TestConfigBytesArePinned(t *testing.T) {
 				t.Errorf("init config:\n got  %s\n want %s", initRes.Config, tt.public)
 			}
 		})
+	}
+}
+
+// Saving applies domain.AgentConfig's rule: a known member of the wrong
+// type or out of bounds is a 400 naming it, and nothing is stored.
+func TestConfigRefusedOnSave(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	path := "/api/v1/agents/" + e.agent.ID
+	before := e.api("GET", path, nil)
+	for cfg, want := range map[string]string{
+		`[1]`:            "config must be a JSON object",
+		`{"greeting":5}`: "config.greeting must be a string",
+		`{"greeting":"` + strings.Repeat("x", 1001) + `"}`: "config.greeting must be at most 1000 characters",
+		`{"color":"red"}`:    "config.color must be a hex colour, #rgb or #rrggbb",
+		`{"position":"top"}`: `config.position must be "left" or "right"`,
+		`{"lang":"de"}`:      "config.lang must be one of en, ro, ru",
+		`{"quick_replies":["a","b","c","d","e","f","g"]}`: "config.quick_replies must hold at most 6 replies",
+		`{"handoff":{"enabled":"no"}}`:                    "config.handoff.enabled must be true or false",
+		`{"llm":{"model":4}}`:                             "config.llm.model must be a string",
+		`{"limits":{"per_ip":2}}`:                         `config.limits: unknown key "per_ip" (known: conversations_per_ip_per_hour, conversations_per_visitor_per_hour)`,
+	} {
+		for _, r := range []response{
+			e.api("POST", "/api/v1/agents", `{"chatbot_name":"X","config":`+cfg+`}`),
+			e.api("PATCH", path, `{"config":`+cfg+`}`),
+		} {
+			wantError(t, r, 400, "")
+			if r.str("error") != want {
+				t.Errorf("%.60s: %q, want %q", cfg, r.str("error"), want)
+			}
+		}
+	}
+	if after := e.api("GET", path, nil); string(after.raw) != string(before.raw) {
+		t.Fatalf("a refused PATCH changed the agent:\n%s\n%s", before.raw, after.raw)
+	}
+	if r := e.api("GET", "/api/v1/agents", nil); len(r.body["agents"].([]any)) != 1 {
+		t.Fatalf("a refused POST created an agent: %s", r.raw)
+	}
+}
+
+// A config stored under older, looser rules still loads, and its agent
+// still chats: members of the wrong type fall back to their defaults,
+// and the API shows the config as stored.
+func TestOldInvalidConfigStillChats(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	old := `{"greeting":5,"color":"red","lang":"de","quick_replies":"x","handoff":{"enabled":"yes","message":7},"llm":"gpt","limits":{"conversations_per_ip_per_hour":-1,"per_ip":2},"custom":true}`
+	ag, key := e.newAgent(e.account.ID, "Old", old)
+	in := e.do("POST", "/api/widget/init", map[string]any{"key": key}, nil)
+	if in.status != 200 {
+		t.Fatalf("init: %d %s", in.status, in.raw)
+	}
+	var body struct {
+		Config json.RawMessage `json:"config"`
+	}
+	json.Unmarshal(in.raw, &body)
+	if want := `{"color":"red","custom":true,"greeting":5,"handoff":{"enabled":"yes","message":7},"lang":"de","quick_replies":"x"}`; string(body.Config) != want {
+		t.Errorf("init config %s, want %s", body.Config, want)
+	}
+	conv := in.str("conversation_id")
+	for _, text := range []string{"hello", "Talk to a human"} { // handoff on: "enabled" was not false
+		r := e.do("POST", "/api/widget/chat", map[string]any{"key": key, "conversation_id": conv, "text": text}, nil)
+		if r.status != 200 || r.str("response") == "" {
+			t.Fatalf("chat %q: %d %s", text, r.status, r.raw)
+		}
+	}
+	if ids := e.waitingIDs(); len(ids) != 1 || ids[0] != conv {
+		t.Errorf("waiting %v, want the conversation: handoff is on", ids)
+	}
+	g := e.api("GET", "/api/v1/agents/"+ag.ID, nil)
+	var got struct {
+		Config json.RawMessage `json:"config"`
+	}
+	json.Unmarshal(g.raw, &got)
+	if string(got.Config) != old {
+		t.Errorf("API config %s, want it as stored %s", got.Config, old)
+	}
+	// Renaming it keeps the config as it is; saving the config again must
+	// meet today's rule.
+	if r := e.api("PATCH", "/api/v1/agents/"+ag.ID, `{"chatbot_name":"Older"}`); r.status != 200 {
+		t.Fatalf("rename: %d %s", r.status, r.raw)
+	}
+	if stored, _ := e.store.Agent(t.Context(), e.account.ID, ag.ID); string(stored.Config.JSON()) != old {
+		t.Errorf("stored after rename %s", stored.Config.JSON())
 	}
 }
