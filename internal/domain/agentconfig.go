@@ -32,12 +32,10 @@ type AgentConfig struct {
 	Extra map[string]json.RawMessage
 
 	// src is the object this config was decoded from (nil when built in
-	// code), raw its members, and canon[i] knownFields[i]'s encoding right
-	// after decoding. Together they tell which members are unchanged (see
-	// members). All three are shared between copies and never written.
-	src   json.RawMessage
-	raw   map[string]json.RawMessage
-	canon []json.RawMessage
+	// code) and raw its members: they tell which members are unchanged
+	// (see members). Both are shared between copies and never written.
+	src json.RawMessage
+	raw map[string]json.RawMessage
 }
 
 // HandoffConfig is "handoff": {"enabled": bool, "message": "…" or {"en": "…", …}}.

@@ -46,7 +46,7 @@ func decodeConfig(raw []byte) (AgentConfig, error) {
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return AgentConfig{}, Invalid("config must be a JSON object")
 	}
-	c := AgentConfig{src: bytes.Clone(raw), raw: m, canon: make([]json.RawMessage, len(knownFields))}
+	c := AgentConfig{src: bytes.Clone(raw), raw: m}
 	var first error
 	for _, f := range knownFields {
 		v, ok := m[f.key]
@@ -63,11 +63,6 @@ func decodeConfig(raw []byte) (AgentConfig, error) {
 				c.Extra = map[string]json.RawMessage{}
 			}
 			c.Extra[k] = v
-		}
-	}
-	for i, f := range knownFields {
-		if _, ok := m[f.key]; ok {
-			c.canon[i] = f.encode(&c)
 		}
 	}
 	return c, first

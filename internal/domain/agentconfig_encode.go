@@ -55,15 +55,15 @@ func (c AgentConfig) Owner() json.RawMessage {
 }
 
 // members returns the config's members, and whether they are the ones it
-// was decoded from, unchanged. A member whose field still encodes as it
-// did when decoded keeps its original bytes (with an owner's key order
+// was decoded from, unchanged. A member whose field still encodes as its
+// original bytes decode to keeps those bytes (with an owner's key order
 // inside it, or a value of the wrong type an older config held).
 func (c AgentConfig) members() (out map[string]json.RawMessage, same bool) {
 	out = make(map[string]json.RawMessage, len(knownFields)+len(c.Extra))
 	same = true
-	for i, f := range knownFields {
+	for _, f := range knownFields {
 		cur := f.encode(&c)
-		if old, had := c.raw[f.key]; had && bytes.Equal(cur, c.canon[i]) {
+		if old, had := c.raw[f.key]; had && bytes.Equal(cur, f.canon(old)) {
 			out[f.key] = old
 			continue
 		} else if had || cur != nil {
@@ -109,3 +109,12 @@ func encodeMembers(m map[string]json.RawMessage) json.RawMessage {
 // Member returns the bytes of a member as the config was decoded with
 // them, nil when it had none: whether the owner sent an "llm" object, say.
 func (c AgentConfig) Member(key string) json.RawMessage { return c.raw[key] }
+
+// canon is how a member's field encodes right after decoding raw: the
+// field is unchanged while it still encodes so. (Worked out here, not when
+// the config is loaded: a chat reads the config but never encodes it.)
+func (f configField) canon(raw json.RawMessage) json.RawMessage {
+	var c AgentConfig
+	_ = f.decode(&c, raw) // lenient, as when it was loaded
+	return f.encode(&c)
+}
