@@ -65,6 +65,9 @@ func limitsFrom(r *http.Request) limitsForm {
 // whole number. The range is Validate's.
 func (f limitsForm) apply(c *domain.AgentConfig) string {
 	l := c.Limits
+	// Keys of its own in an old config would be refused (Validate) and
+	// the form cannot show them: they go.
+	l.Extra = nil
 	for _, field := range []struct {
 		text string
 		into **int

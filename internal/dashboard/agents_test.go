@@ -276,8 +276,9 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 	e := newAgEnv(t)
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
 	ctx := context.Background()
-	// A key the dashboard does not edit survives saving.
-	if _, err := e.st.UpdateAgent(ctx, a.AccountID, a.ID, store.AgentPatch{Config: json.RawMessage(`{"custom":{"x":1},"llm":{"stream":true}}`)}); err != nil {
+	// A key the dashboard does not edit survives saving; a value of the
+	// wrong type from an older config goes.
+	if _, err := e.st.UpdateAgent(ctx, a.AccountID, a.ID, store.AgentPatch{Config: json.RawMessage(`{"custom":{"x":1},"llm":{"stream":true},"launcher_text":7,"limits":{"conversations_per_ip_per_hour":"x","per_ip":1}}`)}); err != nil {
 		t.Fatal(err)
 	}
 	form := url.Values{

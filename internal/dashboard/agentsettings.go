@@ -88,7 +88,7 @@ func settingsFrom(r *http.Request) settingsForm {
 // prev is shared with the store's copy: fields are assigned, never the
 // maps and slices it holds written into.
 func (f settingsForm) config(prev domain.AgentConfig, apiKey string, clearKey bool) (domain.AgentConfig, string) {
-	c := prev
+	c := prev.Detached() // the form edits every member Parley reads
 	c.Greeting, c.LauncherText, c.Instructions = f.Greeting, f.LauncherText, f.Instructions
 	c.Position, c.Lang = f.Position, f.Lang
 	if f.Position != "right" && f.Position != "left" {

@@ -118,3 +118,13 @@ func (f configField) canon(raw json.RawMessage) json.RawMessage {
 	_ = f.decode(&c, raw) // lenient, as when it was loaded
 	return f.encode(&c)
 }
+
+// Detached returns the config without the bytes it was decoded from: it
+// is then encoded from its fields alone. A form that edits every member
+// Parley reads starts from it, so that a member of the wrong type from an
+// older config goes when its field is saved empty (kept otherwise, it
+// would outlive the save); Extra is kept.
+func (c AgentConfig) Detached() AgentConfig {
+	c.src, c.raw = nil, nil
+	return c
+}

@@ -67,6 +67,14 @@ func TestJSONRoundTrips(t *testing.T) {
 	if got, want := string(c.JSON()), `{"handoff":{"message":"x","enabled":false},"llm":{"api_key":"k","model":"m2"}}`; got != want {
 		t.Errorf("emptied:\n got  %s\n want %s", got, want)
 	}
+	old := DecodeAgentConfig([]byte(`{"zz":1,"greeting":5,"color":"#fff"}`))
+	old.Greeting = ""
+	if got := string(old.JSON()); got != `{"zz":1,"greeting":5,"color":"#fff"}` {
+		t.Errorf("an unset field keeps its member: %s", got)
+	}
+	if got := string(old.Detached().JSON()); got != `{"color":"#fff","zz":1}` {
+		t.Errorf("detached: %s", got)
+	}
 	if got := string((AgentConfig{}).JSON()); got != `{}` {
 		t.Errorf("zero config = %s", got)
 	}
