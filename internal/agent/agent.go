@@ -5,7 +5,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 
 	"parley/internal/domain"
 )
@@ -31,33 +30,6 @@ type Reply struct {
 // service turns a missed deadline into a 504 and any other error into a 502.
 type Responder interface {
 	Respond(ctx context.Context, req Request) (Reply, error)
-}
-
-// privateConfigKeys are agent config entries visitors never see: the AI's
-// instructions, the LLM connection (which may hold an API key) and the
-// limits on new conversations (package initlimit: no help to a visitor,
-// and a guide to whoever wants to stay just under them).
-var privateConfigKeys = []string{"instructions", "llm", "limits"}
-
-// PublicConfig returns the agent config as the widget may see it. A config
-// that is not a JSON object gives "{}".
-func PublicConfig(raw json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return json.RawMessage(`{}`)
-	}
-	removed := false
-	for _, k := range privateConfigKeys {
-		if _, ok := m[k]; ok {
-			delete(m, k)
-			removed = true
-		}
-	}
-	if !removed {
-		return raw
-	}
-	out, _ := json.Marshal(m) // re-encoding a decoded map cannot fail
-	return out
 }
 
 // Instant is implemented by responders that answer from memory, with no

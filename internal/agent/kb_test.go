@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -155,21 +154,5 @@ func BenchmarkRespond1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
-	}
-}
-
-func TestPublicConfig(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"color":"#123456","llm":{"api_key":"sk"},"instructions":"be nice"}`, `{"color":"#123456"}`},
-		{`{"greeting":"Hi"}`, `{"greeting":"Hi"}`},
-		{`[1,2]`, `{}`},
-		{``, `{}`},
-		{`null`, `{}`},
-	}
-	for _, tt := range tests {
-		got := PublicConfig(json.RawMessage(tt.in))
-		if string(got) != tt.want {
-			t.Errorf("PublicConfig(%s) = %s, want %s", tt.in, got, tt.want)
-		}
 	}
 }

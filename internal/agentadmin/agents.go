@@ -31,10 +31,15 @@ type NewAgent struct {
 	Config    json.RawMessage         // nil: {}
 	Knowledge []domain.KnowledgeEntry // each checked by domain.CheckKnowledge
 	// KeepSecrets, when set, derives the config to store from Config and
-	// the stored one (nil on creation): the management API, which never
+	// the stored one (zero on creation): the management API, which never
 	// shows the LLM API key, carries it over (manageapi's keepAPIKey).
-	KeepSecrets func(next, prev json.RawMessage) json.RawMessage
+	KeepSecrets KeepSecrets
 }
+
+// KeepSecrets derives the config to store from a checked config (which it
+// may change, e.g. to carry over a secret) and the stored one, and
+// returns its JSON.
+type KeepSecrets func(next *domain.AgentConfig, prev domain.AgentConfig) json.RawMessage
 
 // AgentChange is a change to an agent; nil fields stay as they are.
 type AgentChange struct {
@@ -42,7 +47,7 @@ type AgentChange struct {
 	Config    json.RawMessage          // replaces the config
 	Knowledge *[]domain.KnowledgeEntry // replaces all the knowledge
 	// KeepSecrets as in NewAgent, given the stored config.
-	KeepSecrets func(next, prev json.RawMessage) json.RawMessage
+	KeepSecrets KeepSecrets
 }
 
 // CreateAgent creates an agent of the account with its first widget key,
@@ -53,9 +58,9 @@ func (s *Service) CreateAgent(ctx context.Context, accountID string, in NewAgent
 	if err != nil {
 		return domain.Agent{}, err
 	}
-	var config json.RawMessage
+	var cfg domain.AgentConfig
 	if in.Config != nil {
-		if config, err = checkConfig(in.Config); err != nil {
+		if cfg, err = checkConfig(in.Config); err != nil {
 			return domain.Agent{}, err
 		}
 	}
@@ -63,8 +68,9 @@ func (s *Service) CreateAgent(ctx context.Context, accountID string, in NewAgent
 	if err != nil {
 		return domain.Agent{}, err
 	}
-	if config != nil {
-		if config, err = s.finishConfig(ctx, config, nil, in.KeepSecrets); err != nil {
+	var config json.RawMessage // nil: the store's {}
+	if in.Config != nil {
+		if config, err = s.finishConfig(ctx, cfg, domain.AgentConfig{}, in.KeepSecrets); err != nil {
 			return domain.Agent{}, err
 		}
 	}
@@ -87,9 +93,10 @@ func (s *Service) UpdateAgent(ctx context.Context, accountID, agentID string, c 
 	}
 	// The rules that need nothing stored come first, so a bad request is
 	// a 400 whether or not the agent exists.
-	var err error
+	var cfg domain.AgentConfig
 	if c.Config != nil {
-		if p.Config, err = checkConfig(c.Config); err != nil {
+		var err error
+		if cfg, err = checkConfig(c.Config); err != nil {
 			return domain.Agent{}, err
 		}
 	}
@@ -105,7 +112,7 @@ func (s *Service) UpdateAgent(ctx context.Context, accountID, agentID string, c 
 		if err != nil {
 			return domain.Agent{}, err
 		}
-		if p.Config, err = s.finishConfig(ctx, p.Config, prev.Config, c.KeepSecrets); err != nil {
+		if p.Config, err = s.finishConfig(ctx, cfg, prev.Config, c.KeepSecrets); err != nil {
 			return domain.Agent{}, err
 		}
 	}
@@ -126,20 +133,6 @@ func (s *Service) Agent(ctx context.Context, accountID, agentID string) (domain.
 // Agents are the account's agents, oldest first.
 func (s *Service) Agents(ctx context.Context, accountID string) ([]domain.Agent, error) {
 	return s.o.Store.Agents(ctx, accountID)
-}
-
-// finishConfig completes a config that passed checkConfig: the caller's
-// secrets carried over from prev, then the endpoint check on the result.
-func (s *Service) finishConfig(ctx context.Context, config, prev json.RawMessage, keep func(next, prev json.RawMessage) json.RawMessage) (json.RawMessage, error) {
-	if keep != nil {
-		config = keep(config, prev)
-	}
-	if s.o.CheckEndpoint != nil {
-		if err := s.o.CheckEndpoint(ctx, config); err != nil {
-			return nil, &ConfigError{Err: err, Endpoint: true}
-		}
-	}
-	return config, nil
 }
 
 // checkAll checks and normalises knowledge items (domain.CheckKnowledge).

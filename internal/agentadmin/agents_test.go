@@ -55,7 +55,7 @@ func TestAgentName(t *testing.T) {
 		}
 		name := "  After  "
 		got, err := f.svc.UpdateAgent(ctx, f.account, ag.ID, AgentChange{Name: &name})
-		if err != nil || got.ChatbotName != "After" || got.Config == nil {
+		if err != nil || got.ChatbotName != "After" || string(got.Config.JSON()) != "{}" {
 			t.Fatalf("rename: %+v, %v", got, err)
 		}
 		// A bad name is refused before the agent is looked for.
@@ -101,7 +101,7 @@ func TestCreateAgent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(ag.Config) != "{}" || ag.AccountID != f.account {
+		if string(ag.Config.JSON()) != "{}" || ag.AccountID != f.account {
 			t.Errorf("CreateAgent = %+v", ag)
 		}
 		keys := f.keys(ag.ID)
@@ -164,7 +164,7 @@ func TestUpdateAgentInvalidates(t *testing.T) {
 		if told := f.inv.told(); len(told) != 2 {
 			t.Errorf("refused updates told the cache: %v", told)
 		}
-		if got, _ := f.svc.Agent(ctx, f.account, ag.ID); got.ChatbotName != "Helper" || string(got.Config) != `{"greeting":"Hi"}` {
+		if got, _ := f.svc.Agent(ctx, f.account, ag.ID); got.ChatbotName != "Helper" || string(got.Config.JSON()) != `{"greeting":"Hi"}` {
 			t.Errorf("after refused updates: %+v", got)
 		}
 	})

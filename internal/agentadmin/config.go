@@ -2,38 +2,50 @@ package agentadmin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
 
 	"parley/internal/domain"
-	"parley/internal/initlimit"
 )
 
 // checkConfig is the one place an agent config's own rules are applied
 // before it is saved, through either the API or the dashboard: a JSON
-// object (returned compact) whose "limits" are valid (initlimit.Check).
-// A breach is a *ConfigError whose Err is a *domain.InvalidError with the
-// management API's text.
-//
-// The seam for the typed agent config (issue #15 point 1): decoding into
-// domain.AgentConfig and calling its Validate belongs here, in place of
-// this body, keeping the *ConfigError wrapping.
-func checkConfig(raw json.RawMessage) (json.RawMessage, error) {
+// object that decodes strictly (domain.ParseAgentConfig: a known key of
+// the wrong type is refused, unknown keys are kept) and passes
+// domain.AgentConfig.Validate. A breach is a *ConfigError whose Err is a
+// *domain.ConfigError naming the key, with the management API's text.
+func checkConfig(raw json.RawMessage) (domain.AgentConfig, error) {
 	c := bytes.TrimSpace(raw)
 	notObject := &ConfigError{Err: domain.Invalid("config must be a JSON object")}
 	if len(c) == 0 || c[0] != '{' {
-		return nil, notObject
+		return domain.AgentConfig{}, notObject
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, c); err != nil {
-		return nil, notObject
+		return domain.AgentConfig{}, notObject
 	}
-	if err := initlimit.Check(buf.Bytes()); err != nil {
-		var invalid *domain.InvalidError
-		if !errors.As(err, &invalid) {
-			invalid = &domain.InvalidError{Msg: err.Error()}
+	cfg, err := domain.ParseAgentConfig(buf.Bytes())
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		return domain.AgentConfig{}, &ConfigError{Err: err}
+	}
+	return cfg, nil
+}
+
+// finishConfig derives the config to store from the checked one and the
+// stored one (prev; zero on creation) with keep, when set, and applies
+// the endpoint check to the result.
+func (s *Service) finishConfig(ctx context.Context, cfg, prev domain.AgentConfig, keep KeepSecrets) (json.RawMessage, error) {
+	raw := cfg.JSON()
+	if keep != nil {
+		raw = keep(&cfg, prev)
+	}
+	if s.o.CheckEndpoint != nil {
+		if err := s.o.CheckEndpoint(ctx, cfg); err != nil {
+			return nil, &ConfigError{Err: err, Endpoint: true}
 		}
-		return nil, &ConfigError{Err: invalid}
 	}
-	return buf.Bytes(), nil
+	return raw, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -16,16 +17,16 @@ func TestConfigRules(t *testing.T) {
 	eachStore(t, func(t *testing.T, st store.Store) {
 		refusal := errors.New("config.llm.base_url: 127.0.0.1 is a loopback address")
 		var checked []string
-		f := newFixture(t, st, Options{CheckEndpoint: func(_ context.Context, c json.RawMessage) error {
-			checked = append(checked, string(c))
-			if string(c) == `{"llm":{"base_url":"http://127.0.0.1"}}` {
+		f := newFixture(t, st, Options{CheckEndpoint: func(_ context.Context, c domain.AgentConfig) error {
+			checked = append(checked, string(c.JSON()))
+			if c.LLM.BaseURL == "http://127.0.0.1" {
 				return refusal
 			}
 			return nil
 		}})
 		ctx := t.Context()
 		ag := f.agent("Helper")
-		update := func(config string, keep func(next, prev json.RawMessage) json.RawMessage) error {
+		update := func(config string, keep KeepSecrets) error {
 			_, err := f.svc.UpdateAgent(ctx, f.account, ag.ID, AgentChange{Config: json.RawMessage(config), KeepSecrets: keep})
 			return err
 		}
@@ -60,23 +61,24 @@ func TestConfigRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		var prevSeen string
-		keep := func(next, prev json.RawMessage) json.RawMessage {
-			prevSeen = string(prev)
-			return json.RawMessage(`{"greeting":"Hello","kept":true}`)
+		keep := func(next *domain.AgentConfig, prev domain.AgentConfig) json.RawMessage {
+			prevSeen = string(prev.JSON())
+			*next = domain.DecodeAgentConfig([]byte(`{"greeting":"Hello","kept":true}`))
+			return next.JSON()
 		}
 		if err := update(`{"greeting": "Hello"}`, keep); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := f.svc.Agent(ctx, f.account, ag.ID)
-		if prevSeen != `{"greeting":"Hi","llm":{"api_key":"sk-1"}}` || string(got.Config) != `{"greeting":"Hello","kept":true}` {
-			t.Errorf("KeepSecrets saw %s; stored %s", prevSeen, got.Config)
+		if prevSeen != `{"greeting":"Hi","llm":{"api_key":"sk-1"}}` || string(got.Config.JSON()) != `{"greeting":"Hello","kept":true}` {
+			t.Errorf("KeepSecrets saw %s; stored %s", prevSeen, got.Config.JSON())
 		}
 		if last := checked[len(checked)-1]; last != `{"greeting":"Hello","kept":true}` {
 			t.Errorf("the endpoint check saw %s, not what KeepSecrets returned", last)
 		}
 		// On creation there is no stored config.
 		prevSeen = "unset"
-		if _, err := f.svc.CreateAgent(ctx, f.account, NewAgent{Name: "New", Config: json.RawMessage(`{}`), KeepSecrets: keep}); err != nil || prevSeen != "" {
+		if _, err := f.svc.CreateAgent(ctx, f.account, NewAgent{Name: "New", Config: json.RawMessage(`{}`), KeepSecrets: keep}); err != nil || prevSeen != "{}" {
 			t.Errorf("CreateAgent: KeepSecrets saw %q, %v; want no stored config", prevSeen, err)
 		}
 		// Creation applies the same rules.

@@ -13,7 +13,6 @@ package agentadmin
 
 import (
 	"context"
-	"encoding/json"
 
 	"parley/internal/domain"
 	"parley/internal/store"
@@ -33,7 +32,7 @@ type Options struct {
 	// CheckEndpoint says whether a config may be saved beyond its own
 	// rules: the LLM endpoint it names (llm.Responder.CheckAgentConfig).
 	// Its refusal becomes a *ConfigError with Endpoint set. Nil: no check.
-	CheckEndpoint func(ctx context.Context, config json.RawMessage) error
+	CheckEndpoint func(ctx context.Context, config domain.AgentConfig) error
 	// NewKey makes a widget key (default secret.WidgetKey); tests set it
 	// to provoke a collision.
 	NewKey func() string

@@ -136,7 +136,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 // handoff message when the visitor asks for a person (the AI is not
 // asked), else the AI's reply adjusted to the agent's handoff settings.
 func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conversation, text, lang string) (agent.Reply, bool, error) {
-	settings := handoff.Parse(ag.Config)
+	settings := handoff.SettingsOf(ag.Config)
 	if settings.Enabled && handoff.AsksForHuman(text) {
 		return agent.Reply{Text: settings.Message(lang)}, true, nil
 	}

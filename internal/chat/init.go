@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"unicode/utf8"
 
-	"parley/internal/agent"
 	"parley/internal/domain"
 	"parley/internal/secret"
 	"parley/internal/store"
@@ -85,6 +84,6 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		ConversationID: conv.ID,
 		VisitorID:      visitor,
 		ChatbotName:    ag.ChatbotName,
-		Config:         agent.PublicConfig(ag.Config),
+		Config:         ag.Config.Public(),
 	}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"mime"
 	"net/http"
-	"regexp"
 	"unicode/utf8"
 )
 
@@ -14,15 +13,8 @@ import (
 const (
 	maxKnowledgeUpload = 1 << 20
 
-	// Config values. The API refuses none (it keeps a config as sent), but
-	// a form should not accept what the widget cuts off, nor texts too
-	// long to be meant.
-	maxGreeting     = 1000 // also each handoff message
-	maxLauncherText = 40   // the widget shows no more
-	maxQuickReplies = 6    // the widget shows no more
-	maxQuickReply   = 100  // a button, sent as the visitor's message
-	maxInstructions = 20000
-	maxLLMField     = 1000 // provider, base URL, model, API key (some keys are long tokens)
+	// The config's values have the bounds of domain.AgentConfig.Validate,
+	// which the management API applies too.
 
 	// Request bodies: small forms; the settings (long instructions,
 	// URL-encoded); knowledge, where a document's 200,000 characters can
@@ -33,10 +25,6 @@ const (
 
 	defaultColor = "#2563eb" // the widget's colour when none is set
 )
-
-// hexColor is what the widget accepts as a colour (web/widget/loader.js):
-// anything else falls back to its default, so the form refuses it.
-var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 
 // withinChars reports whether s has at most n characters (code points,
 // as the API counts them).

@@ -1,11 +1,11 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"parley/internal/domain"
 	"parley/internal/initlimit"
 )
 
@@ -25,15 +25,14 @@ func (d *Dashboard) limitDefaults() initlimit.Settings {
 	return d.Limits.Defaults()
 }
 
-func limitsOf(c configObject) limitsForm {
-	l := decodeConfigObject(c[initlimit.ConfigKey])
-	show := func(k string) string {
-		if n, err := initlimit.Value(l[k]); err == nil && l[k] != nil {
-			return strconv.Itoa(n)
+func limitsOf(l domain.LimitsConfig) limitsForm {
+	show := func(p *int) string {
+		if p != nil && *p >= 0 && *p <= domain.MaxConversationLimit {
+			return strconv.Itoa(*p)
 		}
 		return ""
 	}
-	return limitsForm{PerIP: show(initlimit.KeyPerIP), PerVisitor: show(initlimit.KeyPerVisitor)}
+	return limitsForm{PerIP: show(l.PerIP), PerVisitor: show(l.PerVisitor)}
 }
 
 func limitsFrom(r *http.Request) limitsForm {
@@ -43,26 +42,28 @@ func limitsFrom(r *http.Request) limitsForm {
 	}
 }
 
-// apply writes the limits into config c (an empty field removes its key,
-// and an empty "limits" goes); it returns a message key when a field is
-// not a valid limit.
-func (f limitsForm) apply(c configObject) string {
-	l := decodeConfigObject(c[initlimit.ConfigKey])
-	for k, v := range map[string]string{initlimit.KeyPerIP: f.PerIP, initlimit.KeyPerVisitor: f.PerVisitor} {
-		if v == "" {
-			delete(l, k)
+// apply writes the limits into config c (an empty field unsets its limit:
+// the instance's default); it returns a message key when a field is not a
+// whole number. The range is Validate's.
+func (f limitsForm) apply(c *domain.AgentConfig) string {
+	l := c.Limits
+	// Keys of its own in an old config would be refused (Validate) and
+	// the form cannot show them: they go.
+	l.Extra = nil
+	for _, field := range []struct {
+		text string
+		into **int
+	}{{f.PerIP, &l.PerIP}, {f.PerVisitor, &l.PerVisitor}} {
+		if field.text == "" {
+			*field.into = nil
 			continue
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > initlimit.MaxLimit {
+		n, err := strconv.Atoi(field.text)
+		if err != nil {
 			return "agent.limits.invalid"
 		}
-		l[k] = json.RawMessage(strconv.Itoa(n))
+		*field.into = &n
 	}
-	if len(l) == 0 {
-		delete(c, initlimit.ConfigKey)
-		return ""
-	}
-	c[initlimit.ConfigKey], _ = json.Marshal(l)
+	c.Limits = l
 	return ""
 }

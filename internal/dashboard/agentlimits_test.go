@@ -38,7 +38,7 @@ func TestAgentLimitsForm(t *testing.T) {
 			t.Fatal(err)
 		}
 		var c map[string]any
-		json.Unmarshal(ag.Config, &c)
+		json.Unmarshal(ag.Config.JSON(), &c)
 		l, _ := c["limits"].(map[string]any)
 		return l
 	}

@@ -39,7 +39,7 @@ type agEnv struct {
 
 // admin is the agents' rule book as the server wires it: the env's store,
 // bounds and invalidation log, and check for LLM endpoints (nil: none).
-func (e *agEnv) admin(check func(context.Context, json.RawMessage) error) *agentadmin.Service {
+func (e *agEnv) admin(check func(context.Context, domain.AgentConfig) error) *agentadmin.Service {
 	return agentadmin.New(agentadmin.Options{Store: e.st, Bounds: e.bounds, CheckEndpoint: check,
 		Invalidate: func(id string) { e.invalidated = append(e.invalidated, id) }})
 }
@@ -284,8 +284,9 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 	e := newAgEnv(t)
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
 	ctx := context.Background()
-	// A key the dashboard does not edit survives saving.
-	if _, err := e.st.UpdateAgent(ctx, a.AccountID, a.ID, store.AgentPatch{Config: json.RawMessage(`{"custom":{"x":1},"llm":{"stream":true}}`)}); err != nil {
+	// A key the dashboard does not edit survives saving; a value of the
+	// wrong type from an older config goes.
+	if _, err := e.st.UpdateAgent(ctx, a.AccountID, a.ID, store.AgentPatch{Config: json.RawMessage(`{"custom":{"x":1},"llm":{"stream":true},"launcher_text":7,"limits":{"conversations_per_ip_per_hour":"x","per_ip":1}}`)}); err != nil {
 		t.Fatal(err)
 	}
 	form := url.Values{
@@ -310,7 +311,7 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 			t.Fatalf("name %q", got.ChatbotName)
 		}
 		var c map[string]any
-		if err := json.Unmarshal(got.Config, &c); err != nil {
+		if err := json.Unmarshal(got.Config.JSON(), &c); err != nil {
 			t.Fatal(err)
 		}
 		return c
@@ -377,6 +378,12 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 		{"quick_replies", "1\n2\n3\n4\n5\n6\n7", "at most 6 quick replies"},
 		{"base_url", "ftp://example.com", "The base URL must be"},
 		{"position", "middle", "The form was not filled in correctly."},
+		// The rest of domain.AgentConfig.Validate's rule, which the
+		// management API applies too.
+		{"lang", "de", "The form was not filled in correctly."},
+		{"instructions", strings.Repeat("x", 20001), "The instructions are at most 20000 characters."},
+		{"handoff_message_ru", strings.Repeat("x", 1001), "the handoff messages are at most 1000"},
+		{"model", strings.Repeat("x", 1001), "model and API key are at most 1000 characters"},
 	} {
 		bad := url.Values{}
 		for k, v := range form {

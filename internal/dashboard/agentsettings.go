@@ -1,12 +1,12 @@
 package dashboard
 
 import (
-	"encoding/json"
+	"errors"
 	"net/http"
-	"net/url"
+	"strings"
+
 	"parley/internal/agentadmin"
 	"parley/internal/domain"
-	"strings"
 )
 
 // settingsForm is the settings form's fields, read from an agent's config
@@ -32,72 +32,34 @@ type settingsForm struct {
 	Limits       limitsForm
 }
 
-// configObject is a JSON object whose members are kept as they are, so keys
-// the dashboard does not edit survive a save (the API documents that
-// Parley keeps any keys it does not read).
-type configObject map[string]json.RawMessage
-
-func decodeConfigObject(raw json.RawMessage) configObject {
-	var o configObject
-	if json.Unmarshal(raw, &o) != nil || o == nil {
-		return configObject{}
-	}
-	return o
-}
-
-// str reads a string member; values of another type read as "", as the
-// widget and the chat ignore them too.
-func (o configObject) str(k string) string {
-	var s string
-	_ = json.Unmarshal(o[k], &s)
-	return s
-}
-
-// setStr stores a string member, or removes it when empty (the default).
-func (o configObject) setStr(k, v string) {
-	if v == "" {
-		delete(o, k)
-		return
-	}
-	o[k], _ = json.Marshal(v) // a string always encodes
-}
-
 func settingsOf(ag domain.Agent) settingsForm {
-	c := decodeConfigObject(ag.Config)
+	c := ag.Config
 	f := settingsForm{
-		Name: ag.ChatbotName, Greeting: c.str("greeting"), Position: "right", Lang: c.str("lang"),
-		LauncherText: c.str("launcher_text"), Instructions: c.str("instructions"), Color: defaultColor, Handoff: true,
+		Name: ag.ChatbotName, Greeting: c.Greeting, Position: "right", Lang: c.Lang,
+		LauncherText: c.LauncherText, Instructions: c.Instructions, Color: defaultColor, Handoff: c.Handoff.On(),
 	}
-	if col := c.str("color"); hexColor.MatchString(col) {
+	if col := c.Color; domain.IsHexColor(col) {
 		if len(col) == 7 {
 			f.Color = strings.ToLower(col) // type=color only takes lower case #rrggbb
 		} else {
 			f.ColorText = col
 		}
 	}
-	if c.str("position") == "left" {
+	if c.Position == "left" {
 		f.Position = "left"
 	}
-	var quick []string
-	_ = json.Unmarshal(c["quick_replies"], &quick)
-	f.QuickReplies = strings.Join(quick, "\n")
-	h := decodeConfigObject(c["handoff"])
-	var on bool
-	if json.Unmarshal(h["enabled"], &on) == nil {
-		f.Handoff = on
-	}
-	f.HandoffMsg = h.str("message")
-	if perLang := decodeConfigObject(h["message"]); len(perLang) > 0 {
-		f.HandoffMsg = perLang.str("")
+	f.QuickReplies = strings.Join(c.QuickReplies, "\n")
+	f.HandoffMsg = c.Handoff.Message
+	if perLang := c.Handoff.Messages; len(perLang) > 0 {
+		f.HandoffMsg = perLang[""]
 		f.HandoffLang = map[string]string{}
 		for _, l := range languages {
-			f.HandoffLang[l] = perLang.str(l)
+			f.HandoffLang[l] = perLang[l]
 		}
 	}
-	llm := decodeConfigObject(c["llm"])
-	f.Provider, f.BaseURL, f.Model = llm.str("provider"), llm.str("base_url"), llm.str("model")
-	_, f.KeySet = llm["api_key"]
-	f.Limits = limitsOf(c)
+	f.Provider, f.BaseURL, f.Model = c.LLM.Provider, c.LLM.BaseURL, c.LLM.Model
+	f.KeySet = c.LLM.APIKey != nil
+	f.Limits = limitsOf(c.Limits)
 	return f
 }
 
@@ -117,119 +79,105 @@ func settingsFrom(r *http.Request) settingsForm {
 	return f
 }
 
-// config checks the form and lays it over the previous config: keys the
-// form does not edit are kept, and so is the stored LLM API key unless a
-// new one is typed (apiKey) or clearKey asks to remove it. It returns a
-// message key when the form is invalid.
-func (f settingsForm) config(prev json.RawMessage, apiKey string, clearKey bool) (json.RawMessage, string) {
-	long := func(s string, n int) bool { return !withinChars(s, n) }
-	c := decodeConfigObject(prev)
-	switch {
-	case long(f.Greeting, maxGreeting), long(f.LauncherText, maxLauncherText), long(f.HandoffMsg, maxGreeting):
-		return nil, "agent.text.long"
-	case long(f.Instructions, maxInstructions):
-		return nil, "agent.instr.long"
-	case f.Position != "right" && f.Position != "left", f.Lang != "" && !known(f.Lang):
-		return nil, "agent.invalid" // only a tampered form sends these
+// config lays the form over the previous config and checks the result
+// with the rule the management API applies (domain.AgentConfig.Validate):
+// members the form does not edit are kept, and so is the stored LLM API
+// key unless a new one is typed (apiKey) or clearKey asks to remove it. It
+// returns a message key when the form is invalid.
+//
+// prev is shared with the store's copy: fields are assigned, never the
+// maps and slices it holds written into.
+func (f settingsForm) config(prev domain.AgentConfig, apiKey string, clearKey bool) (domain.AgentConfig, string) {
+	c := prev.Detached() // the form edits every member Parley reads
+	c.Greeting, c.LauncherText, c.Instructions = f.Greeting, f.LauncherText, f.Instructions
+	c.Position, c.Lang = f.Position, f.Lang
+	if f.Position != "right" && f.Position != "left" {
+		return c, "agent.invalid" // only a tampered form sends another
 	}
-	c.setStr("greeting", f.Greeting)
-	c.setStr("launcher_text", f.LauncherText)
-	c.setStr("position", f.Position)
-	c.setStr("lang", f.Lang)
-	c.setStr("instructions", f.Instructions)
 
 	switch color := f.Color; {
 	case f.ColorText != "":
-		if !hexColor.MatchString(f.ColorText) {
-			return nil, "agent.color.invalid"
-		}
-		c.setStr("color", f.ColorText)
-	case !hexColor.MatchString(color) || len(color) != 7:
-		return nil, "agent.color.invalid"
-	case color == defaultColor && c["color"] == nil:
+		c.Color = f.ColorText // Validate checks it
+	case !domain.IsHexColor(color) || len(color) != 7:
+		return c, "agent.color.invalid"
+	case color == defaultColor && prev.Color == "":
 		// The picker always sends a colour; the default one untouched is
 		// not a choice worth writing into the config.
 	default:
-		c.setStr("color", color)
+		c.Color = color
 	}
 
-	quick := []string{}
+	c.QuickReplies = nil
 	for _, line := range strings.Split(f.QuickReplies, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			quick = append(quick, line)
+			c.QuickReplies = append(c.QuickReplies, line)
 		}
-	}
-	if len(quick) > maxQuickReplies {
-		return nil, "agent.quick.invalid"
-	}
-	for _, q := range quick {
-		if long(q, maxQuickReply) {
-			return nil, "agent.quick.invalid"
-		}
-	}
-	if len(quick) == 0 {
-		delete(c, "quick_replies")
-	} else {
-		c["quick_replies"], _ = json.Marshal(quick)
 	}
 
 	// handoff: "enabled" always written, so turning it off is explicit;
 	// per-language messages as an object where languages without their own
 	// text get the one for all languages, else a single text.
-	h := decodeConfigObject(c["handoff"])
-	h["enabled"], _ = json.Marshal(f.Handoff)
-	perLang := map[string]string{}
+	if !withinChars(f.HandoffMsg, domain.MaxGreeting) {
+		return c, "agent.text.long" // checked here: it may only fill the gaps
+	}
+	h := prev.Handoff
+	on := f.Handoff
+	h.Enabled, h.Message, h.Messages = &on, f.HandoffMsg, nil
 	for l, m := range f.HandoffLang {
-		if long(m, maxGreeting) {
-			return nil, "agent.text.long"
-		}
 		if m != "" {
-			perLang[l] = m
+			if h.Messages == nil {
+				h.Messages = map[string]string{}
+			}
+			h.Messages[l] = m
 		}
 	}
-	switch {
-	case len(perLang) > 0:
+	if h.Messages != nil {
 		for _, l := range languages {
-			if perLang[l] == "" && f.HandoffMsg != "" {
-				perLang[l] = f.HandoffMsg
+			if h.Messages[l] == "" && f.HandoffMsg != "" {
+				h.Messages[l] = f.HandoffMsg
 			}
 		}
-		h["message"], _ = json.Marshal(perLang)
-	default:
-		h.setStr("message", f.HandoffMsg)
+		h.Message = ""
 	}
-	c["handoff"], _ = json.Marshal(h)
+	c.Handoff = h
 
-	llm := decodeConfigObject(c["llm"])
-	if long(f.Provider, maxLLMField) || long(f.Model, maxLLMField) || long(apiKey, maxLLMField) || long(f.BaseURL, maxLLMField) {
-		return nil, "agent.llm.invalid"
-	}
-	if f.BaseURL != "" {
-		u, err := url.Parse(f.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, "agent.llm.invalid"
-		}
-	}
-	llm.setStr("provider", f.Provider)
-	llm.setStr("base_url", f.BaseURL)
-	llm.setStr("model", f.Model)
-	delete(llm, "api_key_set") // the API's read-only marker, never stored
+	c.LLM.Provider, c.LLM.BaseURL, c.LLM.Model = f.Provider, f.BaseURL, f.Model
 	switch {
 	case apiKey != "":
-		llm.setStr("api_key", apiKey)
+		c.LLM.APIKey = &apiKey
 	case clearKey:
-		delete(llm, "api_key")
+		c.LLM.APIKey = nil
 	}
-	if len(llm) == 0 {
-		delete(c, "llm")
-	} else {
-		c["llm"], _ = json.Marshal(llm)
+	if key := f.Limits.apply(&c); key != "" {
+		return c, key
 	}
-	if key := f.Limits.apply(c); key != "" {
-		return nil, key
+	if err := c.Validate(); err != nil {
+		return c, configMessage(err)
 	}
-	out, _ := json.Marshal(c) // re-encoding decoded JSON cannot fail
-	return out, ""
+	return c, ""
+}
+
+// configMessage is the message key for a config Validate refuses.
+func configMessage(err error) string {
+	var ce *domain.ConfigError
+	if !errors.As(err, &ce) {
+		return "agent.invalid"
+	}
+	switch top, _, _ := strings.Cut(ce.Field, "."); top {
+	case domain.ConfigGreeting, domain.ConfigLauncherText, domain.ConfigHandoff:
+		return "agent.text.long"
+	case domain.ConfigInstructions:
+		return "agent.instr.long"
+	case domain.ConfigColor:
+		return "agent.color.invalid"
+	case domain.ConfigQuickReplies:
+		return "agent.quick.invalid"
+	case domain.ConfigLLM:
+		return "agent.llm.invalid"
+	case domain.ConfigLimits:
+		return "agent.limits.invalid"
+	}
+	return "agent.invalid" // position, lang: only a tampered form sends these
 }
 
 // UpdateAgent saves the settings form: the name and the config.
@@ -258,7 +206,7 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		invalid(key)
 		return
 	}
-	_, err = d.AgentAdmin.UpdateAgent(r.Context(), ag.AccountID, ag.ID, agentadmin.AgentChange{Name: &f.Name, Config: cfg})
+	_, err = d.AgentAdmin.UpdateAgent(r.Context(), ag.AccountID, ag.ID, agentadmin.AgentChange{Name: &f.Name, Config: cfg.JSON()})
 	if refused, key := configRefusal(err); key != "" || refused != nil {
 		d.showAgent(w, r, http.StatusBadRequest, agentData{Settings: f, settingsTyped: true, Refused: refused}, key)
 		return

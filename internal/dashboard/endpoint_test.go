@@ -55,8 +55,8 @@ func TestAgentSettingsRefusePrivateEndpoint(t *testing.T) {
 			append(tt.want, ">Typed greeting</textarea>")...)
 	}
 	stored, err := e.st.Agent(context.Background(), a.AccountID, a.ID)
-	if err != nil || strings.Contains(string(stored.Config), "llm") || strings.Contains(string(stored.Config), "Typed greeting") {
-		t.Fatalf("a refused form saved: %s, %v", stored.Config, err)
+	if err != nil || strings.Contains(string(stored.Config.JSON()), "llm") || strings.Contains(string(stored.Config.JSON()), "Typed greeting") {
+		t.Fatalf("a refused form saved: %s, %v", stored.Config.JSON(), err)
 	}
 
 	// A public endpoint is saved.

@@ -1,12 +1,11 @@
-// Package domain holds Parley's core types and the errors that cross package
-// boundaries. It has no behaviour and imports nothing of Parley's, so every
-// other package can depend on it.
+// Package domain holds Parley's core types, the rules that belong to a
+// value itself (a knowledge item's checks, an agent config's Validate) and
+// the errors that cross package boundaries. Of Parley it imports only the
+// language list (web/i18n, which imports only the standard library), so
+// every other package can depend on it.
 package domain
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // Mode is who answers a conversation: the AI agent or a human operator.
 type Mode string
@@ -47,13 +46,14 @@ type Account struct {
 	CreatedAt    time.Time
 }
 
-// Agent is a chatbot an account configures. Config is a JSON object; the
-// keys listed in PrivateConfigKeys are never shown to visitors.
+// Agent is a chatbot an account configures. Config is decoded once, when
+// the agent is loaded; its private members are never shown to visitors
+// (AgentConfig.Public).
 type Agent struct {
 	ID          string
 	AccountID   string
 	ChatbotName string
-	Config      json.RawMessage
+	Config      AgentConfig
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }

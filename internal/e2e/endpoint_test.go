@@ -50,8 +50,8 @@ func TestDashboardRefusesPrivateLLMEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored, err := s.store.Agent(context.Background(), owner.AccountID, ag.ID)
-	if err != nil || strings.Contains(string(stored.Config), "127.0.0.1") {
-		t.Fatalf("the refused endpoint was saved: %s, %v", stored.Config, err)
+	if err != nil || strings.Contains(string(stored.Config.JSON()), "127.0.0.1") {
+		t.Fatalf("the refused endpoint was saved: %s, %v", stored.Config.JSON(), err)
 	}
 	p.checkConsole("status of 400") // the refused form's own answer
 }

@@ -28,7 +28,7 @@ func TestInitLimitInTheWidget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cfg map[string]any
-	json.Unmarshal(ag.Config, &cfg)
+	json.Unmarshal(ag.Config.JSON(), &cfg)
 	cfg["limits"] = map[string]int{"conversations_per_ip_per_hour": 1}
 	raw, _ := json.Marshal(cfg)
 	if _, err := s.store.UpdateAgent(ctx, ag.AccountID, ag.ID, store.AgentPatch{Config: raw}); err != nil {

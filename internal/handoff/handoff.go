@@ -5,12 +5,11 @@
 package handoff
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"unicode"
 
-	"parley/internal/parsecache"
+	"parley/internal/domain"
 	"parley/web/i18n"
 )
 
@@ -18,7 +17,8 @@ import (
 // human on the visitor's behalf.
 const MissesBeforeHandoff = 2
 
-// Settings are an agent's handoff settings, from its config:
+// Settings are an agent's handoff settings, from its config
+// (domain.HandoffConfig):
 //
 //	"handoff": {"enabled": true, "message": "…"}            one text for every language
 //	"handoff": {"enabled": true, "message": {"en": "…", "ro": "…", "ru": "…"}}
@@ -29,36 +29,13 @@ type Settings struct {
 	messages map[string]string // by language; "" is for every language
 }
 
-// Parse reads the handoff settings from an agent's config JSON. Anything
-// malformed falls back to the defaults rather than breaking the chat.
-//
-// The result is shared by every caller with the same config (package
-// parsecache): its messages are read, never changed.
-func Parse(config json.RawMessage) Settings { return parsed.Get(config) }
-
-var parsed = parsecache.New(1024, parse)
-
-func parse(config []byte) Settings {
-	s := Settings{Enabled: true}
-	var c struct {
-		Handoff *struct {
-			Enabled *bool           `json:"enabled"`
-			Message json.RawMessage `json:"message"`
-		} `json:"handoff"`
-	}
-	if json.Unmarshal(config, &c) != nil || c.Handoff == nil {
-		return s
-	}
-	if c.Handoff.Enabled != nil {
-		s.Enabled = *c.Handoff.Enabled
-	}
-	var one string
-	var perLang map[string]string
-	switch {
-	case json.Unmarshal(c.Handoff.Message, &one) == nil && strings.TrimSpace(one) != "":
-		s.messages = map[string]string{"": strings.TrimSpace(one)}
-	case json.Unmarshal(c.Handoff.Message, &perLang) == nil:
-		s.messages = perLang
+// SettingsOf reads the handoff settings of an agent's config. Its messages
+// are the config's, shared: read, never changed.
+func SettingsOf(c domain.AgentConfig) Settings {
+	h := c.Handoff
+	s := Settings{Enabled: h.On(), messages: h.Messages}
+	if one := strings.TrimSpace(h.Message); one != "" {
+		s.messages = map[string]string{"": one}
 	}
 	return s
 }

@@ -1,8 +1,9 @@
 package handoff
 
 import (
-	"encoding/json"
 	"testing"
+
+	"parley/internal/domain"
 )
 
 func TestAsksForHuman(t *testing.T) {
@@ -37,7 +38,7 @@ func TestAsksForHuman(t *testing.T) {
 	}
 }
 
-func TestParse(t *testing.T) {
+func TestSettingsOf(t *testing.T) {
 	// The defaults, from the catalogues (handoff.message).
 	const (
 		defEN = "I've asked a person from our team to join. They will answer here shortly."
@@ -56,12 +57,12 @@ func TestParse(t *testing.T) {
 		{`{"handoff":{"enabled":"yes"}}`, true, defEN, defRO},
 	}
 	for _, tt := range tests {
-		s := Parse(json.RawMessage(tt.config))
+		s := SettingsOf(domain.DecodeAgentConfig([]byte(tt.config)))
 		if s.Enabled != tt.enabled || s.Message("en") != tt.en || s.Message("ro") != tt.ro {
-			t.Errorf("Parse(%s) = %v %q %q, want %v %q %q", tt.config, s.Enabled, s.Message("en"), s.Message("ro"), tt.enabled, tt.en, tt.ro)
+			t.Errorf("SettingsOf(%s) = %v %q %q, want %v %q %q", tt.config, s.Enabled, s.Message("en"), s.Message("ro"), tt.enabled, tt.en, tt.ro)
 		}
 	}
-	if Parse(nil).Message("de") != defEN {
+	if SettingsOf(domain.AgentConfig{}).Message("de") != defEN {
 		t.Error("an unknown language should fall back to English")
 	}
 }

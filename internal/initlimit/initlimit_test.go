@@ -2,7 +2,6 @@ package initlimit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/netip"
 	"testing"
@@ -12,42 +11,19 @@ import (
 	"parley/internal/ratelimit"
 )
 
-func TestCheck(t *testing.T) {
-	t.Parallel()
-	for cfg, ok := range map[string]bool{
-		`{}`:                true,
-		`{"greeting":"hi"}`: true,
-		`{"limits":{}}`:     true,
-		`{"limits":{"conversations_per_ip_per_hour":0,"conversations_per_visitor_per_hour":100000}}`: true,
-		`{"limits":{"conversations_per_ip_per_hour":100001}}`:                                        false,
-		`{"limits":{"conversations_per_ip_per_hour":-1}}`:                                            false,
-		`{"limits":{"conversations_per_ip_per_hour":2.5}}`:                                           false,
-		`{"limits":{"conversations_per_ip_per_hour":"2"}}`:                                           false,
-		`{"limits":{"conversations_per_ip_per_hour":null}}`:                                          false,
-		`{"limits":{"per_ip":2}}`:                                                                    false,
-		`{"limits":[]}`:                                                                              false,
-		`{"limits":null}`:                                                                            false,
-		`{"limits":3}`:                                                                               false,
-	} {
-		err := Check(json.RawMessage(cfg))
-		var invalid *domain.InvalidError
-		if ok != (err == nil) || (err != nil && !errors.As(err, &invalid)) {
-			t.Errorf("Check(%s) = %v, want ok %v", cfg, err, ok)
-		}
-	}
-}
-
 func TestOf(t *testing.T) {
 	t.Parallel()
 	inst := Settings{PerIP: 50, PerVisitor: 5}
 	for cfg, want := range map[string]Settings{
 		`{}`: inst,
-		`{"limits":{"conversations_per_ip_per_hour":0}}`:      {PerIP: 0, PerVisitor: 5},
-		`{"limits":{"conversations_per_visitor_per_hour":2}}`: {PerIP: 50, PerVisitor: 2},
-		`{"limits":{"conversations_per_ip_per_hour":"oops"}}`: inst, // malformed: the default
+		`{"limits":{"conversations_per_ip_per_hour":0}}`:                                         {PerIP: 0, PerVisitor: 5},
+		`{"limits":{"conversations_per_visitor_per_hour":2}}`:                                    {PerIP: 50, PerVisitor: 2},
+		`{"limits":{"conversations_per_ip_per_hour":"oops"}}`:                                    inst, // malformed: the default
+		`{"limits":{"conversations_per_ip_per_hour":-3,"conversations_per_visitor_per_hour":7}}`: {PerIP: 50, PerVisitor: 7},
+		`{"limits":{"conversations_per_ip_per_hour":200000}}`:                                    {PerIP: 200000, PerVisitor: 5}, // saved before the bound: kept
 		`not json`: inst,
 	} {
-		if got := inst.Of(json.RawMessage(cfg)); got != want {
+		if got := inst.Of(domain.DecodeAgentConfig([]byte(cfg))); got != want {
 			t.Errorf("Of(%s) = %+v, want %+v", cfg, got, want)
 		}
 	}
@@ -75,7 +51,7 @@ func TestAdmitPerAgent(t *testing.T) {
 	t.Parallel()
 	l := New(ratelimit.NewMemoryCounter(Window, 0, func() time.Time { return time.Unix(0, 0) }), Settings{PerIP: 1, PerVisitor: 1}, nil)
 	ip := netip.MustParseAddr("203.0.113.1")
-	a, b := domain.Agent{ID: "ag_a", Config: json.RawMessage(`{}`)}, domain.Agent{ID: "ag_b", Config: json.RawMessage(`{}`)}
+	a, b := domain.Agent{ID: "ag_a"}, domain.Agent{ID: "ag_b"}
 	ctx := context.Background()
 	if l.Admit(ctx, a, ip, "") != nil || l.Admit(ctx, b, ip, "") != nil {
 		t.Fatal("the first of each agent was refused")

@@ -11,26 +11,13 @@
 //	"limits": {"conversations_per_ip_per_hour": 30, "conversations_per_visitor_per_hour": 10}
 //
 // 0 turns one off; a missing key has its default. The limits are never
-// shown to visitors (agent.PublicConfig).
+// shown to visitors (domain.AgentConfig.Public).
 package initlimit
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"parley/internal/domain"
-	"parley/internal/parsecache"
-)
-
-// ConfigKey is the agent config member that holds the limits.
-const ConfigKey = "limits"
-
-// The config keys inside it.
-const (
-	KeyPerIP      = "conversations_per_ip_per_hour"
-	KeyPerVisitor = "conversations_per_visitor_per_hour"
 )
 
 // The defaults (docs/agent.md has the reasoning), for agents whose config
@@ -45,8 +32,9 @@ const (
 const (
 	DefaultPerIP      = 30
 	DefaultPerVisitor = 10
-	// MaxLimit is the largest value a limit may have.
-	MaxLimit = 100_000
+	// MaxLimit is the largest value a limit may have (checked when a
+	// config is saved: domain.AgentConfig.Validate).
+	MaxLimit = domain.MaxConversationLimit
 	// Window is the length of the counting windows: aligned hours.
 	Window = time.Hour
 )
@@ -60,26 +48,12 @@ type Settings struct {
 // Defaults are Parley's defaults.
 var Defaults = Settings{PerIP: DefaultPerIP, PerVisitor: DefaultPerVisitor}
 
-// unset marks a limit an agent's config does not set.
-const unset = -1
-
-// parse reads the limits an agent's config sets (unset for the others; a
-// config saved through the APIs has been checked by Check, anything
-// malformed counts as unset). The result comes from a cache (package
-// parsecache): init reads it for every new conversation.
-func parse(config json.RawMessage) Settings { return parsed.Get(config) }
-
-var parsed = parsecache.New(1024, func(raw []byte) Settings {
-	s := Settings{PerIP: unset, PerVisitor: unset}
-	var c struct {
-		Limits struct {
-			PerIP      *int `json:"conversations_per_ip_per_hour"`
-			PerVisitor *int `json:"conversations_per_visitor_per_hour"`
-		} `json:"limits"`
-	}
-	if json.Unmarshal(raw, &c) != nil {
-		return s
-	}
+// Of is the limits of an agent with this config on an instance with these
+// defaults: a limit the config does not set (or, in a config saved under
+// older rules, sets to something that is not a whole number from 0) has
+// the instance's default.
+func (defaults Settings) Of(c domain.AgentConfig) Settings {
+	s := defaults
 	if p := c.Limits.PerIP; p != nil && *p >= 0 {
 		s.PerIP = *p
 	}
@@ -87,54 +61,4 @@ var parsed = parsecache.New(1024, func(raw []byte) Settings {
 		s.PerVisitor = *p
 	}
 	return s
-})
-
-// Of is the limits of an agent with this config on an instance with these
-// defaults.
-func (defaults Settings) Of(config json.RawMessage) Settings {
-	s := parse(config)
-	if s.PerIP == unset {
-		s.PerIP = defaults.PerIP
-	}
-	if s.PerVisitor == unset {
-		s.PerVisitor = defaults.PerVisitor
-	}
-	return s
-}
-
-// Check validates the limits in an agent config about to be saved: when
-// "limits" is present it must be an object of the two keys above, each a
-// whole number from 0 to MaxLimit. The error is an *domain.InvalidError
-// (400) naming the problem.
-func Check(config json.RawMessage) error {
-	var c map[string]json.RawMessage
-	if json.Unmarshal(config, &c) != nil {
-		return nil // not an object: the config's own check reports it
-	}
-	raw, ok := c[ConfigKey]
-	if !ok {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || m == nil {
-		return domain.Invalid(`config.limits must be an object such as {"` + KeyPerIP + `": 30, "` + KeyPerVisitor + `": 10}`)
-	}
-	for k, v := range m {
-		if k != KeyPerIP && k != KeyPerVisitor {
-			return domain.Invalid(fmt.Sprintf("config.limits: unknown key %q (known: %s, %s)", k, KeyPerIP, KeyPerVisitor))
-		}
-		if _, err := Value(v); err != nil {
-			return domain.Invalid(fmt.Sprintf("config.limits.%s %v", k, err))
-		}
-	}
-	return nil
-}
-
-// Value reads one limit: a whole number from 0 to MaxLimit.
-func Value(raw json.RawMessage) (int, error) {
-	var n int
-	if err := json.Unmarshal(raw, &n); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || n < 0 || n > MaxLimit {
-		return 0, fmt.Errorf("must be a whole number from 0 (off) to %d", MaxLimit)
-	}
-	return n, nil
 }

@@ -113,7 +113,7 @@ func (a *API) agentJSON(r *http.Request, ag domain.Agent, detail bool) (agentJSO
 		return agentJSON{}, err
 	}
 	out := agentJSON{
-		ID: ag.ID, ChatbotName: ag.ChatbotName, Config: redactConfig(ag.Config), WidgetKey: agentadmin.EmbedKey(keys),
+		ID: ag.ID, ChatbotName: ag.ChatbotName, Config: ag.Config.Owner(), WidgetKey: agentadmin.EmbedKey(keys),
 		CreatedAt: ag.CreatedAt, UpdatedAt: ag.UpdatedAt,
 	}
 	if detail {

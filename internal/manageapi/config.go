@@ -1,58 +1,37 @@
 package manageapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"parley/internal/domain"
+)
 
 // The LLM API key an owner puts in an agent's config ("llm": {"api_key":
-// …}) is a secret: the API never returns it, only "api_key_set": true.
-
-// redactConfig returns the config as the management API shows it.
-func redactConfig(raw json.RawMessage) json.RawMessage {
-	cfg, llm, ok := splitLLM(raw)
-	if !ok {
-		return raw
-	}
-	if _, has := llm["api_key"]; !has {
-		return raw
-	}
-	delete(llm, "api_key")
-	llm["api_key_set"] = json.RawMessage("true")
-	return joinLLM(cfg, llm)
-}
+// …}) is a secret: the API never returns it, only "api_key_set": true
+// (domain.AgentConfig.Owner).
 
 // keepAPIKey carries the stored key over into a new config that has an
-// "llm" section without one, so an owner who edits the model does not have
-// to send the key again. "api_key": "" removes it.
-func keepAPIKey(next, prev json.RawMessage) json.RawMessage {
-	cfg, llm, ok := splitLLM(next)
-	if !ok {
-		return next
+// "llm" object without one, so an owner who edits the model does not have
+// to send the key again; "api_key": "" removes it. It returns the config
+// to store.
+func keepAPIKey(next *domain.AgentConfig, prev domain.AgentConfig) json.RawMessage {
+	if llm := next.Member(domain.ConfigLLM); len(llm) == 0 || llm[0] != '{' {
+		return next.JSON()
 	}
-	delete(llm, "api_key_set") // a read-only marker, never stored
-	if _, has := llm["api_key"]; !has {
-		if _, old, ok := splitLLM(prev); ok {
-			if key, has := old["api_key"]; has {
-				llm["api_key"] = key
+	if _, ok := next.LLM.Extra["api_key_set"]; ok {
+		extra := make(map[string]json.RawMessage, len(next.LLM.Extra))
+		for k, v := range next.LLM.Extra {
+			if k != "api_key_set" { // a read-only marker, never stored
+				extra[k] = v
 			}
 		}
-	} else if string(llm["api_key"]) == `""` {
-		delete(llm, "api_key")
+		next.LLM.Extra = extra
 	}
-	return joinLLM(cfg, llm)
-}
-
-func splitLLM(raw json.RawMessage) (cfg, llm map[string]json.RawMessage, ok bool) {
-	if json.Unmarshal(raw, &cfg) != nil || cfg == nil {
-		return nil, nil, false
+	switch {
+	case next.LLM.APIKey == nil:
+		next.LLM.APIKey = prev.LLM.APIKey
+	case *next.LLM.APIKey == "":
+		next.LLM.APIKey = nil
 	}
-	if json.Unmarshal(cfg["llm"], &llm) != nil || llm == nil {
-		return nil, nil, false
-	}
-	return cfg, llm, true
-}
-
-func joinLLM(cfg, llm map[string]json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(llm) // re-encoding decoded JSON cannot fail
-	cfg["llm"] = b
-	out, _ := json.Marshal(cfg)
-	return out
+	return next.JSON()
 }

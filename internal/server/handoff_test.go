@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"parley/internal/domain"
 	"parley/internal/handoff"
 )
 
@@ -36,7 +37,7 @@ func TestVisitorAsksForAHuman(t *testing.T) {
 			e := newEnv(t, envOptions{})
 			conv, _ := e.start()
 			r := e.chatText(conv, tt.text, tt.lang)
-			if r.str("response") != handoff.Parse(nil).Message(tt.lang) {
+			if r.str("response") != handoff.SettingsOf(domain.AgentConfig{}).Message(tt.lang) {
 				t.Fatalf("reply = %s, want the handoff message in %s", r.raw, tt.lang)
 			}
 			if _, ok := r.body["handoff"]; ok {
@@ -80,7 +81,7 @@ func TestTwoMissesAskForAHuman(t *testing.T) {
 		t.Fatal("misses that were not in a row queued the conversation")
 	}
 	second := e.chatText(conv, "can you fix my bicycle", "en")
-	if second.str("response") != handoff.Parse(nil).Message("en") {
+	if second.str("response") != handoff.SettingsOf(domain.AgentConfig{}).Message("en") {
 		t.Fatalf("second miss in a row: %s", second.raw)
 	}
 	if ids := e.waitingIDs(); len(ids) != 1 {
@@ -100,7 +101,7 @@ func TestHandoffDisabled(t *testing.T) {
 	}
 	for _, text := range []string{"talk to a human", "do you sell rockets", "do you repair submarines"} {
 		r := chat(text)
-		if r.status != 200 || r.str("response") == handoff.Parse(nil).Message("en") {
+		if r.status != 200 || r.str("response") == handoff.SettingsOf(domain.AgentConfig{}).Message("en") {
 			t.Fatalf("%q with handoff off: %s", text, r.raw)
 		}
 		if opts, _ := r.body["user_reply_options"].([]any); len(opts) > 0 {

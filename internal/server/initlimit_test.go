@@ -186,7 +186,7 @@ func TestInitLimitsValidated(t *testing.T) {
 	if !strings.Contains(string(r.raw), `"conversations_per_ip_per_hour":100000`) {
 		t.Fatalf("the API does not show the limits: %s", r.raw)
 	}
-	if ag, err := e.store.Agent(context.Background(), e.account.ID, e.agent.ID); err != nil || strings.Contains(string(ag.Config), "limits") {
-		t.Fatalf("a refused PATCH changed the agent: %s %v", ag.Config, err)
+	if ag, err := e.store.Agent(context.Background(), e.account.ID, e.agent.ID); err != nil || strings.Contains(string(ag.Config.JSON()), "limits") {
+		t.Fatalf("a refused PATCH changed the agent: %s %v", ag.Config.JSON(), err)
 	}
 }

@@ -153,13 +153,13 @@ func TestAPIKeyIsKeptAcrossConfigEdits(t *testing.T) {
 		t.Fatalf("patch: %d %s", r.status, r.raw)
 	}
 	stored, _ := e.store.Agent(t.Context(), e.account.ID, ag.ID)
-	if !strings.Contains(string(stored.Config), `"api_key":"sk-keep"`) || !strings.Contains(string(stored.Config), `"model":"m2"`) || strings.Contains(string(stored.Config), "api_key_set") {
-		t.Fatalf("stored config after edit: %s", stored.Config)
+	if !strings.Contains(string(stored.Config.JSON()), `"api_key":"sk-keep"`) || !strings.Contains(string(stored.Config.JSON()), `"model":"m2"`) || strings.Contains(string(stored.Config.JSON()), "api_key_set") {
+		t.Fatalf("stored config after edit: %s", stored.Config.JSON())
 	}
 	// An empty key removes it.
 	e.api("PATCH", path, map[string]any{"config": map[string]any{"llm": map[string]any{"model": "m2", "api_key": ""}}})
 	stored, _ = e.store.Agent(t.Context(), e.account.ID, ag.ID)
-	if strings.Contains(string(stored.Config), "api_key") {
-		t.Fatalf("key not removed: %s", stored.Config)
+	if strings.Contains(string(stored.Config.JSON()), "api_key") {
+		t.Fatalf("key not removed: %s", stored.Config.JSON())
 	}
 }

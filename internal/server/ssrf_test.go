@@ -47,8 +47,8 @@ func TestAgentEndpointOnLoopbackIsNeverCalled(t *testing.T) {
 			t.Errorf("PATCH %v: %q, want %q", tt.llm, got, tt.want)
 		}
 	}
-	if stored, _ := e.store.Agent(t.Context(), e.account.ID, e.agent.ID); strings.Contains(string(stored.Config), "base_url") {
-		t.Fatalf("a refused config was stored: %s", stored.Config)
+	if stored, _ := e.store.Agent(t.Context(), e.account.ID, e.agent.ID); strings.Contains(string(stored.Config.JSON()), "base_url") {
+		t.Fatalf("a refused config was stored: %s", stored.Config.JSON())
 	}
 
 	// A config saved before the fix (an old database): the chat answers

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -105,7 +104,7 @@ func (n NewAgent) Build(at time.Time) (domain.Agent, error) {
 		ID:          secret.AgentID(),
 		AccountID:   n.AccountID,
 		ChatbotName: n.ChatbotName,
-		Config:      json.RawMessage(config),
+		Config:      domain.DecodeAgentConfig([]byte(config)),
 		CreatedAt:   at,
 		UpdatedAt:   at,
 	}, nil

@@ -2,8 +2,9 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+
+	"parley/internal/domain"
 )
 
 // EndpointError is an agent config whose LLM endpoint will not be called:
@@ -35,8 +36,8 @@ func (e *EndpointError) Unwrap() error { return e.Err }
 // This tells the owner at once; it is not the protection. A config stored
 // earlier, or a name that resolves elsewhere later, is refused on every
 // dial (see package outbound).
-func (r *Responder) CheckAgentConfig(ctx context.Context, raw json.RawMessage) error {
-	over, _ := parseAgentConfig(raw)
+func (r *Responder) CheckAgentConfig(ctx context.Context, c domain.AgentConfig) error {
+	over, _ := agentOverride(c)
 	cfg := merge(r.def, over)
 	if !cfg.tenantEndpoint {
 		return nil

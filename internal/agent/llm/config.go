@@ -1,9 +1,9 @@
 package llm
 
 import (
-	"encoding/json"
-	"parley/internal/parsecache"
 	"strings"
+
+	"parley/internal/domain"
 )
 
 // Config says which OpenAI-compatible backend to call and how.
@@ -58,54 +58,22 @@ var providerBaseURLs = map[string]string{
 	"ollama":     "http://localhost:11434/v1",
 }
 
-// agentJSON is the part of an agent's config this package reads.
-type agentJSON struct {
-	Instructions string `json:"instructions"`
-	LLM          struct {
-		Provider string `json:"provider"`
-		BaseURL  string `json:"base_url"`
-		Model    string `json:"model"`
-		APIKey   string `json:"api_key"`
-		Stream   *bool  `json:"stream"`
-	} `json:"llm"`
-}
-
-// AgentConfig reads an agent's "llm" override and "instructions" from its
-// config. A config that is not valid JSON, or has fields of the wrong type,
-// overrides nothing: a broken agent config falls back to the instance
-// default rather than breaking the chat.
-func AgentConfig(raw json.RawMessage) (override Config, instructions string) {
-	p := agentConfigs.Get(raw)
-	return p.override, p.instructions
-}
-
-// agentConfigs keeps agent configs decoded: every chat asks for its
-// agent's (see package parsecache).
-var agentConfigs = parsecache.New(1024, func(raw []byte) parsedAgentConfig {
-	o, i := parseAgentConfig(raw)
-	return parsedAgentConfig{o, i}
-})
-
-type parsedAgentConfig struct {
-	override     Config
-	instructions string
-}
-
-func parseAgentConfig(raw json.RawMessage) (override Config, instructions string) {
-	var a agentJSON
-	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
-		return Config{}, ""
-	}
+// agentOverride reads an agent's "llm" override and "instructions" from
+// its config, trimmed. The config was decoded leniently when the agent was
+// loaded: a member of the wrong type is unset there, so a broken agent
+// config falls back to the instance default rather than breaking the chat.
+func agentOverride(c domain.AgentConfig) (override Config, instructions string) {
+	l := c.LLM
 	override = Config{
-		Provider: strings.ToLower(strings.TrimSpace(a.LLM.Provider)),
-		BaseURL:  strings.TrimSpace(a.LLM.BaseURL),
-		Model:    strings.TrimSpace(a.LLM.Model),
-		APIKey:   strings.TrimSpace(a.LLM.APIKey),
+		Provider: strings.ToLower(strings.TrimSpace(l.Provider)),
+		BaseURL:  strings.TrimSpace(l.BaseURL),
+		Model:    strings.TrimSpace(l.Model),
+		APIKey:   strings.TrimSpace(l.Key()),
 	}
-	if a.LLM.Stream != nil {
-		override.Stream, override.streamSet = *a.LLM.Stream, true
+	if l.Stream != nil {
+		override.Stream, override.streamSet = *l.Stream, true
 	}
-	return override, strings.TrimSpace(a.Instructions)
+	return override, strings.TrimSpace(c.Instructions)
 }
 
 // merge lays an agent's override over the instance default and fills in

@@ -16,7 +16,9 @@ func TestAgentConfig(t *testing.T) {
 	}{
 		{"empty", ``, Config{}, ""},
 		{"not json", `{oops`, Config{}, ""},
-		{"wrong types", `{"llm": {"model": 4}, "instructions": "x"}`, Config{}, ""},
+		// Each member on its own: a wrong type unsets only itself.
+		{"wrong types", `{"llm": {"model": 4, "base_url": "http://h/v1"}, "instructions": "x"}`, Config{BaseURL: "http://h/v1"}, "x"},
+		{"wrong type of llm", `{"llm": "gpt", "instructions": 7}`, Config{}, ""},
 		{"no llm", `{"greeting": "Hi", "instructions": " Be nice. "}`, Config{}, "Be nice."},
 		{
 			"all fields",
@@ -28,9 +30,9 @@ func TestAgentConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, instr := AgentConfig(json.RawMessage(tt.raw))
+			got, instr := agentOverride(domain.DecodeAgentConfig([]byte(tt.raw)))
 			if got != tt.want || instr != tt.wantInstructions {
-				t.Errorf("AgentConfig = %+v, %q; want %+v, %q", got, instr, tt.want, tt.wantInstructions)
+				t.Errorf("agentOverride = %+v, %q; want %+v, %q", got, instr, tt.want, tt.wantInstructions)
 			}
 		})
 	}
@@ -130,7 +132,7 @@ func TestEnabled(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := New(tt.def, Deps{})
-			if got := r.Enabled(domain.Agent{Config: json.RawMessage(tt.config)}); got != tt.want {
+			if got := r.Enabled(domain.Agent{Config: domain.DecodeAgentConfig([]byte(tt.config))}); got != tt.want {
 				t.Errorf("Enabled = %v, want %v", got, tt.want)
 			}
 		})
@@ -149,7 +151,7 @@ func TestAgentOverrideUsed(t *testing.T) {
 	cfg, _ := json.Marshal(map[string]any{"llm": map[string]any{
 		"provider": "vllm", "base_url": own.baseURL(), "model": "agent-model", "api_key": "sk-agent", "stream": true,
 	}})
-	req.Agent.Config = cfg
+	req.Agent.Config = domain.DecodeAgentConfig(cfg)
 	got, err := respond(t, r, req)
 	if err != nil || got.Text != "from agent" {
 		t.Fatalf("Respond = %+v, %v", got, err)

@@ -138,6 +138,6 @@ func (r *Responder) Respond(ctx context.Context, req agent.Request) (agent.Reply
 // effective is the agent's config merged over the instance default, with
 // the defaults filled in, and the agent's instructions.
 func (r *Responder) effective(a domain.Agent) (Config, string) {
-	over, instructions := AgentConfig(a.Config)
+	over, instructions := agentOverride(a.Config)
 	return merge(r.def, over), instructions
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/internal/domain"
 	"parley/internal/outbound"
 )
 
@@ -24,6 +25,10 @@ func agentConfig(t *testing.T, llm map[string]any) json.RawMessage {
 	return b
 }
 
+func agentConfigOf(t *testing.T, llm map[string]any) domain.AgentConfig {
+	return domain.DecodeAgentConfig(agentConfig(t, llm))
+}
+
 // An endpoint an agent's owner chose that leads to a private address is
 // never called: not by address, not by a name that resolves there, not
 // streamed. The visitor gets a plain backend failure; the log says why.
@@ -36,7 +41,7 @@ func TestOwnerEndpointOnPrivateAddressRefused(t *testing.T) {
 			log, buf := testLogger()
 			r := New(Config{}, Deps{Logger: log}) // the default guard
 			req := testRequest()
-			req.Agent.Config = agentConfig(t, map[string]any{"base_url": base, "model": "m", "stream": stream})
+			req.Agent.Config = agentConfigOf(t, map[string]any{"base_url": base, "model": "m", "stream": stream})
 			got, err := respond(t, r, req)
 			if !errors.Is(err, ErrBackend) || got.Text != "" {
 				t.Errorf("%s stream=%v: Respond = %+v, %v; want ErrBackend", base, stream, got, err)
@@ -57,7 +62,7 @@ func TestOwnerEndpointOnPrivateAddressRefused(t *testing.T) {
 	// The instance allowing private addresses calls the same endpoint.
 	r := New(Config{}, Deps{Outbound: allowPrivate})
 	req := testRequest()
-	req.Agent.Config = agentConfig(t, map[string]any{"base_url": fake.baseURL(), "model": "m"})
+	req.Agent.Config = agentConfigOf(t, map[string]any{"base_url": fake.baseURL(), "model": "m"})
 	if got, err := respond(t, r, req); err != nil || got.Text != "internal secret" {
 		t.Fatalf("AllowPrivate: %+v, %v", got, err)
 	}
@@ -69,7 +74,7 @@ func TestOwnerProviderEndpointGuarded(t *testing.T) {
 	log, buf := testLogger()
 	r := New(Config{}, Deps{Logger: log})
 	req := testRequest()
-	req.Agent.Config = agentConfig(t, map[string]any{"provider": "ollama", "model": "llama3.2"})
+	req.Agent.Config = agentConfigOf(t, map[string]any{"provider": "ollama", "model": "llama3.2"})
 	if _, err := respond(t, r, req); !errors.Is(err, ErrBackend) || !strings.Contains(buf.String(), "LLM endpoint refused") {
 		t.Fatalf("provider ollama: %v; log %s", err, buf.String())
 	}
@@ -87,7 +92,7 @@ func TestInstanceEndpointTrusted(t *testing.T) {
 		agentConfig(t, map[string]any{"provider": "ollama"}), // a provider does not move a configured endpoint
 	} {
 		req := testRequest()
-		req.Agent.Config = cfg
+		req.Agent.Config = domain.DecodeAgentConfig(cfg)
 		if got, err := respond(t, r, req); err != nil || got.Text != "from the instance" {
 			t.Errorf("config %s: %+v, %v", cfg, got, err)
 		}
@@ -140,7 +145,7 @@ func TestCheckAgentConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := New(tt.def, Deps{Outbound: tt.guard})
-		err := r.CheckAgentConfig(context.Background(), json.RawMessage(tt.config))
+		err := r.CheckAgentConfig(context.Background(), domain.DecodeAgentConfig([]byte(tt.config)))
 		var ee *EndpointError
 		switch {
 		case tt.want == "" && err != nil:

@@ -42,7 +42,7 @@ func TestRequestSent(t *testing.T) {
 	r := New(Config{BaseURL: srv.baseURL(), APIKey: "sk-instance", Model: "gpt-test"}, deps)
 	req := testRequest()
 	req.Lang = "ro"
-	req.Agent.Config = []byte(`{"instructions": "You are Ana from ShopCo. Be brief."}`)
+	req.Agent.Config = domain.DecodeAgentConfig([]byte(`{"instructions": "You are Ana from ShopCo. Be brief."}`))
 	if _, err := respond(t, r, req); err != nil {
 		t.Fatal(err)
 	}

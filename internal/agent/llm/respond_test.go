@@ -20,7 +20,7 @@ const testTimeout = 10 * time.Second
 
 func testRequest() agent.Request {
 	return agent.Request{
-		Agent:          domain.Agent{ID: "ag1", ChatbotName: "Ana", Config: []byte(`{}`)},
+		Agent:          domain.Agent{ID: "ag1", ChatbotName: "Ana", Config: domain.DecodeAgentConfig([]byte(`{}`))},
 		ConversationID: "c1",
 		Text:           "Do you ship abroad?",
 		Lang:           "en",

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +19,7 @@ func scanAgent(row pgx.Row) (domain.Agent, error) {
 	if err := row.Scan(&a.ID, &a.AccountID, &a.ChatbotName, &config, &a.CreatedAt, &a.UpdatedAt); err != nil {
 		return domain.Agent{}, err
 	}
-	a.Config = json.RawMessage(config)
+	a.Config = domain.DecodeAgentConfig([]byte(config))
 	a.CreatedAt, a.UpdatedAt = ms(a.CreatedAt), ms(a.UpdatedAt)
 	return a, nil
 }
@@ -51,7 +50,7 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-			a.ID, a.AccountID, a.ChatbotName, string(a.Config), t, t); err != nil {
+			a.ID, a.AccountID, a.ChatbotName, string(a.Config.JSON()), t, t); err != nil {
 			return err
 		}
 		if err := insertKnowledge(ctx, tx, a.ID, n.Knowledge); err != nil {
@@ -107,11 +106,11 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			a.ChatbotName = *p.ChatbotName
 		}
 		if p.Config != nil {
-			a.Config = json.RawMessage(config)
+			a.Config = domain.DecodeAgentConfig([]byte(config))
 		}
 		a.UpdatedAt = store.NextVersion(a.UpdatedAt, now())
 		if _, err := tx.Exec(ctx, `UPDATE agents SET chatbot_name = $1, config = $2, updated_at = $3 WHERE id = $4`,
-			a.ChatbotName, string(a.Config), a.UpdatedAt, a.ID); err != nil {
+			a.ChatbotName, string(a.Config.JSON()), a.UpdatedAt, a.ID); err != nil {
 			return err
 		}
 		if p.Knowledge != nil {

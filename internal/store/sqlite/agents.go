@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"parley/internal/domain"
@@ -20,7 +19,7 @@ func scanAgent(sc scanner) (domain.Agent, error) {
 	if err := sc.Scan(&a.ID, &a.AccountID, &a.ChatbotName, &config, &created, &updated); err != nil {
 		return domain.Agent{}, err
 	}
-	a.Config = json.RawMessage(config)
+	a.Config = domain.DecodeAgentConfig([]byte(config))
 	a.CreatedAt = fromMillis(created)
 	a.UpdatedAt = fromMillis(updated)
 	return a, nil
@@ -44,7 +43,7 @@ func (s *Store) CreateAgent(ctx context.Context, n store.NewAgent) (domain.Agent
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-			a.ID, a.AccountID, a.ChatbotName, string(a.Config), millis(t), millis(t)); err != nil {
+			a.ID, a.AccountID, a.ChatbotName, string(a.Config.JSON()), millis(t), millis(t)); err != nil {
 			return err
 		}
 		if err := insertKnowledge(ctx, tx, a.ID, n.Knowledge); err != nil {
@@ -112,11 +111,11 @@ func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p st
 			a.ChatbotName = *p.ChatbotName
 		}
 		if p.Config != nil {
-			a.Config = json.RawMessage(config)
+			a.Config = domain.DecodeAgentConfig([]byte(config))
 		}
 		a.UpdatedAt = store.NextVersion(a.UpdatedAt, now())
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET chatbot_name = ?, config = ?, updated_at = ? WHERE id = ?`,
-			a.ChatbotName, string(a.Config), millis(a.UpdatedAt), a.ID); err != nil {
+			a.ChatbotName, string(a.Config.JSON()), millis(a.UpdatedAt), a.ID); err != nil {
 			return err
 		}
 		if p.Knowledge != nil {

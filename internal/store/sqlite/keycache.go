@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"sync"
 
 	"parley/internal/domain"
@@ -32,10 +31,7 @@ type keyCache struct {
 func (c *keyCache) get(key string) (domain.Agent, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a, ok := c.agents[key]
-	if ok {
-		a.Config = bytes.Clone(a.Config) // the caller may keep or change it
-	}
+	a, ok := c.agents[key] // a.Config is shared, read-only (domain.AgentConfig)
 	return a, c.gen, ok
 }
 
@@ -50,7 +46,6 @@ func (c *keyCache) put(key string, a domain.Agent, gen uint64) {
 	if c.agents == nil {
 		c.agents = make(map[string]domain.Agent)
 	}
-	a.Config = bytes.Clone(a.Config)
 	c.agents[key] = a
 }
 

@@ -36,14 +36,15 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 		return s.AgentByKey(ctx, key)
 	}
 	got, err := byKey("wk_cached")
-	if err != nil || got.ID != ag.ID || string(got.Config) != `{"a":1}` {
+	if err != nil || got.ID != ag.ID || string(got.Config.JSON()) != `{"a":1}` {
 		t.Fatalf("AgentByKey = %+v, %v", got, err)
 	}
 
-	// A caller changing the returned config does not change the cache.
-	got.Config[1] = 'X'
-	if got, _ := byKey("wk_cached"); string(got.Config) != `{"a":1}` {
-		t.Fatalf("the cached config changed with a caller's copy: %s", got.Config)
+	// A caller changing its copy of the config does not change the cache
+	// (the config's maps are shared and read-only: domain.AgentConfig).
+	got.Config.Greeting, got.Config.Extra = "X", nil
+	if got, _ := byKey("wk_cached"); string(got.Config.JSON()) != `{"a":1}` {
+		t.Fatalf("the cached config changed with a caller's copy: %s", got.Config.JSON())
 	}
 
 	// Deactivated: refused at once; reactivated: accepted at once.
@@ -77,7 +78,7 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err = byKey("wk_cached")
-	if err != nil || got.ChatbotName != "Renamed" || string(got.Config) != `{"b":2}` {
+	if err != nil || got.ChatbotName != "Renamed" || string(got.Config.JSON()) != `{"b":2}` {
 		t.Fatalf("after UpdateAgent: %+v, %v", got, err)
 	}
 

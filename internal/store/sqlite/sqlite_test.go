@@ -139,7 +139,7 @@ func TestPersistsAcrossReopen(t *testing.T) {
 	if got, err := s.AccountByEmail(ctx, "A@example.com"); err != nil || got != acc {
 		t.Errorf("account = %+v, %v; want %+v", got, err, acc)
 	}
-	if got, err := s.AgentByKey(ctx, key); err != nil || got.ID != ag.ID || string(got.Config) != `{"a":1}` {
+	if got, err := s.AgentByKey(ctx, key); err != nil || got.ID != ag.ID || string(got.Config.JSON()) != `{"a":1}` {
 		t.Errorf("agent = %+v, %v", got, err)
 	}
 	if kb, err := s.Knowledge(ctx, ag.ID); err != nil || len(kb) != 1 {

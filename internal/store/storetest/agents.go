@@ -54,15 +54,15 @@ func testAgents(t *testing.T, s store.Store) {
 	if a.ID == "" || a.AccountID != acc.ID || a.ChatbotName != "Helper" {
 		t.Errorf("CreateAgent = %+v", a)
 	}
-	if string(a.Config) != "{}" {
-		t.Errorf("nil Config stored as %s, want {}", a.Config)
+	if string(a.Config.JSON()) != "{}" {
+		t.Errorf("nil Config stored as %s, want {}", a.Config.JSON())
 	}
 	stampedNow(t, "CreatedAt", a.CreatedAt, before, after)
 	stampedNow(t, "UpdatedAt", a.UpdatedAt, before, after)
 
 	got, err := s.Agent(ctx, acc.ID, a.ID)
 	noErr(t, "Agent", err)
-	if got.ID != a.ID || got.ChatbotName != a.ChatbotName || string(got.Config) != "{}" ||
+	if got.ID != a.ID || got.ChatbotName != a.ChatbotName || string(got.Config.JSON()) != "{}" ||
 		!got.CreatedAt.Equal(a.CreatedAt) || !got.UpdatedAt.Equal(a.UpdatedAt) {
 		t.Errorf("Agent = %+v, want %+v", got, a)
 	}
@@ -123,13 +123,13 @@ func testAgentConfig(t *testing.T, s store.Store) {
 				AccountID: acc.ID, ChatbotName: "C", Config: tt.config, Key: secret.WidgetKey(),
 			})
 			noErr(t, "CreateAgent", err)
-			if string(a.Config) != tt.want {
-				t.Errorf("CreateAgent Config = %s, want %s", a.Config, tt.want)
+			if string(a.Config.JSON()) != tt.want {
+				t.Errorf("CreateAgent Config = %s, want %s", a.Config.JSON(), tt.want)
 			}
 			got, err := s.Agent(ctx, acc.ID, a.ID)
 			noErr(t, "Agent", err)
-			if string(got.Config) != tt.want {
-				t.Errorf("Agent Config = %s, want %s", got.Config, tt.want)
+			if string(got.Config.JSON()) != tt.want {
+				t.Errorf("Agent Config = %s, want %s", got.Config.JSON(), tt.want)
 			}
 		})
 	}
@@ -165,8 +165,8 @@ func testUpdateAgent(t *testing.T, s store.Store) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := s.UpdateAgent(ctx, acc.ID, a.ID, tt.patch)
 			noErr(t, "UpdateAgent", err)
-			if got.ChatbotName != tt.wantName || string(got.Config) != tt.wantConfig {
-				t.Errorf("UpdateAgent = %q %s, want %q %s", got.ChatbotName, got.Config, tt.wantName, tt.wantConfig)
+			if got.ChatbotName != tt.wantName || string(got.Config.JSON()) != tt.wantConfig {
+				t.Errorf("UpdateAgent = %q %s, want %q %s", got.ChatbotName, got.Config.JSON(), tt.wantName, tt.wantConfig)
 			}
 			if got.UpdatedAt.Before(prev) || !got.CreatedAt.Equal(a.CreatedAt) {
 				t.Errorf("UpdatedAt %v (was %v), CreatedAt %v (was %v)", got.UpdatedAt, prev, got.CreatedAt, a.CreatedAt)
@@ -174,7 +174,7 @@ func testUpdateAgent(t *testing.T, s store.Store) {
 			prev = got.UpdatedAt
 			read, err := s.Agent(ctx, acc.ID, a.ID)
 			noErr(t, "Agent", err)
-			if read.ChatbotName != tt.wantName || string(read.Config) != tt.wantConfig || !read.UpdatedAt.Equal(got.UpdatedAt) {
+			if read.ChatbotName != tt.wantName || string(read.Config.JSON()) != tt.wantConfig || !read.UpdatedAt.Equal(got.UpdatedAt) {
 				t.Errorf("Agent after update = %+v", read)
 			}
 			kb, err := s.Knowledge(ctx, a.ID)

@@ -128,7 +128,7 @@ func testBadText(t *testing.T, s store.Store) {
 	}
 	ag, err := s.Agent(ctx, f.account.ID, f.agent.ID)
 	noErr(t, "Agent", err)
-	if ag.ChatbotName != f.agent.ChatbotName || string(ag.Config) != string(f.agent.Config) {
+	if ag.ChatbotName != f.agent.ChatbotName || string(ag.Config.JSON()) != string(f.agent.Config.JSON()) {
 		t.Errorf("a refused update changed the agent: %+v", ag)
 	}
 	kb, err := s.Knowledge(ctx, f.agent.ID)
