@@ -229,7 +229,12 @@ func bounds(cfg config.Config) domain.Bounds {
 // a person reads them once; to a log (systemd, Docker, CI) it says how to
 // set a password instead. On later starts it prints the demo page only:
 // the password and token exist only as hashes by then.
-func seedDemo(ctx context.Context, st store.Store, cfg config.Config, addr net.Addr, stdout io.Writer) error {
+func seedDemo(ctx context.Context, st interface {
+	store.Accounts
+	store.APITokens
+	store.Agents
+	store.Keys
+}, cfg config.Config, addr net.Addr, stdout io.Writer) error {
 	creds, created, err := demo.Seed(ctx, st)
 	if err != nil {
 		return err

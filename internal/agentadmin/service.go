@@ -18,9 +18,17 @@ import (
 	"parley/internal/store"
 )
 
+// Store is what the Service reads and writes: agents, their keys and
+// their knowledge, nothing else of the store.
+type Store interface {
+	store.Agents
+	store.Keys
+	store.Knowledge
+}
+
 // Options are a Service's dependencies.
 type Options struct {
-	Store store.Store
+	Store Store
 	// Bounds are the instance's limits: agents per account, knowledge per
 	// agent. Zero values: none.
 	Bounds domain.Bounds

@@ -18,9 +18,17 @@ import (
 	"parley/internal/surge"
 )
 
+// Store is what the chat reads and writes: the agent behind a widget key,
+// conversations and their messages.
+type Store interface {
+	store.Keys
+	store.Conversations
+	store.Messages
+}
+
 // Service is the chat logic over a store, a responder and a notifier.
 type Service struct {
-	store     store.Store
+	store     Store
 	responder agent.Responder
 	notifier  notify.Notifier
 	aiTimeout time.Duration
@@ -52,7 +60,7 @@ func (nopObserver) QuotaRefused(string)         {}
 
 // Options configure a Service. Store, Responder and Notifier are required.
 type Options struct {
-	Store     store.Store
+	Store     Store
 	Responder agent.Responder
 	Notifier  notify.Notifier
 	AITimeout time.Duration    // default 30s

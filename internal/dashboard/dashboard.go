@@ -29,9 +29,23 @@ import (
 	"parley/web/i18n"
 )
 
+// Store is what the dashboard reads and writes in the store itself:
+// everything but widget keys and knowledge, which it changes through
+// AgentAdmin (agents are read here, written there), and the health check.
+type Store interface {
+	store.Accounts
+	store.APITokens
+	store.Agents
+	store.Conversations
+	store.Messages
+	store.Usage
+	store.Users
+	store.Sessions
+}
+
 // Options configure the dashboard.
 type Options struct {
-	Store    store.Store
+	Store    Store
 	Chat     *chat.Service
 	Notifier notify.Notifier
 	// AgentAdmin applies the rules for agents, their widget keys and

@@ -10,12 +10,22 @@ import (
 	"parley/internal/store"
 )
 
+// Store is what the API reads from the store itself: the account behind
+// a token, conversations, their messages and usage. Agents, keys and
+// knowledge go through agentadmin, chat writes through chat.
+type Store interface {
+	store.APITokens
+	store.Conversations
+	store.Messages
+	store.Usage
+}
+
 type API struct {
-	store  store.Store
+	store  Store
 	chat   *chat.Service
 	agents *agentadmin.Service // agents, widget keys and knowledge: their rules
 }
 
-func New(s store.Store, c *chat.Service, agents *agentadmin.Service) *API {
+func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {
 	return &API{store: s, chat: c, agents: agents}
 }

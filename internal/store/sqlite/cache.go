@@ -15,12 +15,12 @@ import (
 //   - convs: conversation → itself and its number of messages, for
 //     Conversation and for the writes' own checks (convcache.go).
 //
-// Reads fill them (exactcache.go and keycache.go keep a read that raced a
-// write from caching what it read). Writes change them in one way only: a
-// write calls s.invalidate, inside its write function, with what it
-// changed, and the committer applies every event of a batch in commit
-// order, in one place (apply), once the batch is on disk and before any
-// of its writers is told it is done. A write rolled back to its savepoint
+// All three are exactCaches (exactcache.go): reads fill them, and a read
+// that raced a write does not cache what it read. Writes change them in
+// one way only: a write calls s.invalidate, inside its write function,
+// with what it changed, and the committer applies every event of a batch
+// in commit order, in one place (apply), once the batch is on disk and
+// before any of its writers is told it is done. A write rolled back to its savepoint
 // takes its events with it (nothing it did is on disk); a failed commit
 // turns every event into forgetting what it touched. So no write path
 // needs to remember which caches its change reaches, only what it changed.
@@ -28,7 +28,7 @@ import (
 // caches are the store's caches and the events of the batch being
 // written; only the committer's goroutine touches pending.
 type caches struct {
-	keys    keyCache                     // widget key → agent
+	keys    *exactCache[domain.Agent]    // widget key → agent
 	polls   *exactCache[store.PollState] // conversation → what a poll needs
 	convs   *exactCache[cachedConv]      // conversation → itself and its count
 	pending []cacheEvent
@@ -36,6 +36,7 @@ type caches struct {
 
 func newCaches() caches {
 	return caches{
+		keys:  newExactCache[domain.Agent](maxAgentKeys),
 		polls: newExactCache[store.PollState](maxPollStates),
 		convs: newExactCache[cachedConv](maxConversations),
 	}
@@ -110,7 +111,7 @@ func (c *caches) apply(committed bool) {
 			c.polls.forgetAll()
 		}
 		if ev.what&forgetAgents != 0 {
-			c.keys.invalidate()
+			c.keys.forgetAll()
 		}
 		switch {
 		case ev.what&putConversation != 0 && committed:

@@ -12,14 +12,13 @@ import (
 func TestCacheEventsApply(t *testing.T) {
 	t.Parallel()
 	agent := func(c *caches) bool {
-		_, _, ok := c.keys.get("wk_x")
+		_, ok := c.keys.peek("wk_x")
 		return ok
 	}
 	fill := func(c *caches) {
 		c.convs.put("cv_a", cachedConv{conv: domain.Conversation{ID: "cv_a"}, messages: 1})
 		c.polls.put("cv_a", store.PollState{AgentID: "ag_1", Mode: domain.ModeAI})
-		_, gen, _ := c.keys.get("wk_x")
-		c.keys.put("wk_x", domain.Agent{ID: "ag_1"}, gen)
+		c.keys.put("wk_x", domain.Agent{ID: "ag_1"})
 	}
 	for _, committed := range []bool{true, false} {
 		c := newCaches()

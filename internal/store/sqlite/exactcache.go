@@ -2,23 +2,23 @@ package sqlite
 
 import "sync"
 
-// exactCache keeps one value per conversation — what a poll needs, or the
-// conversation itself — so that the widget's hot paths read nothing from
-// the database. It is exact, not a time-limited guess: this store is the
+// exactCache keeps one value per id — the agent behind a widget key, what
+// a poll needs, or the conversation itself — so that the widget's hot
+// paths read nothing from the database. It is exact, not a time-limited guess: this store is the
 // only writer of its file, and every write that changes a cached value
 // forgets it, or puts the new value, once the write is committed.
 //
 // A read that missed and went to the database stores what it read only if
-// no write to that conversation was committed while it read: reads in
-// flight are tracked, and a write marks them stale.
+// no write to that id was committed while it read: reads in flight are
+// tracked per id, and a write marks them stale (forgetAll: all of them).
 type exactCache[V any] struct {
 	max     int // bound on entries; beyond it an arbitrary entry makes room
 	mu      sync.Mutex
 	values  map[string]V
-	reading map[string]*cacheRead // reads in flight, by conversation
+	reading map[string]*cacheRead // reads in flight, by id
 }
 
-// cacheRead is the reads in flight for one conversation.
+// cacheRead is the reads in flight for one id.
 type cacheRead struct {
 	n     int
 	stale bool

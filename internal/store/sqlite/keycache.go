@@ -1,59 +1,43 @@
 package sqlite
 
 import (
-	"sync"
+	"context"
 
 	"parley/internal/domain"
 )
 
-// keyCache remembers which agent an active widget key belongs to, so the
-// widget's every request (init, chat, poll) does not read the key and the
-// agent again. It is exact, not a time-limited guess: this store is the
-// only writer of the file's agents and keys (a SQLite database is served
-// by one process; several instances need PostgreSQL, which has no such
-// cache), and every write that can change what AgentByKey returns — a key
-// deactivated or created, an agent's name or config updated, its knowledge
-// changed (which bumps the agent's UpdatedAt, the version the knowledge
-// index is cached under) — empties the cache once committed (an event
-// forgetAgents, applied in cache.go).
+// The key cache (caches.keys, see cache.go) remembers which agent an active
+// widget key belongs to, so the widget's every request (init, chat, poll)
+// does not read the key and the agent again. It is an exactCache keyed by
+// the widget key, like the poll and conversation caches. Every write that
+// can change what AgentByKey returns — a key deactivated or created, an
+// agent's name or config updated, its knowledge changed (which bumps the
+// agent's UpdatedAt, the version the knowledge index is cached under) —
+// records forgetAgents, and the committer forgets every key once the write
+// is committed (caches.apply); reads in flight then are not cached, as
+// forgetAll makes them stale.
 //
-// Only hits are kept: an unknown or inactive key is read again each time,
-// so a key that is created or reactivated works at once and made-up keys
-// cannot grow the cache.
-type keyCache struct {
-	mu     sync.Mutex
-	gen    uint64 // bumped by every invalidation
-	agents map[string]domain.Agent
-}
+// Only hits are kept: an unknown or inactive key is read again each time
+// (exactCache.done with ok false stores nothing), so a key that is created
+// or reactivated works at once and made-up keys cannot grow the cache. The
+// cached domain.Agent's Config is shared by every caller and read-only
+// (domain.AgentConfig).
 
-// get returns the cached agent for key and the generation to pass to put
-// after reading it from the database on a miss.
-func (c *keyCache) get(key string) (domain.Agent, uint64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.agents[key] // a.Config is shared, read-only (domain.AgentConfig)
-	return a, c.gen, ok
-}
+// maxAgentKeys bounds the key cache, as the other two are bounded. An
+// agent usually has one active key, so this holds the agents of 10,000
+// widgets in use at once; past it an arbitrary entry makes room, and its
+// key's next request reads the database once.
+const maxAgentKeys = 10_000
 
-// put remembers a read made at generation gen, unless an invalidation
-// happened since: what was read may already be stale.
-func (c *keyCache) put(key string, a domain.Agent, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen {
-		return
+// AgentByKey reads through the cache.
+func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error) {
+	a, r, ok := s.cache.keys.get(key)
+	if ok {
+		return a, nil
 	}
-	if c.agents == nil {
-		c.agents = make(map[string]domain.Agent)
-	}
-	c.agents[key] = a
-}
-
-// invalidate forgets every key. Only caches.apply calls it: a write
-// records forgetAgents instead (cache.go).
-func (c *keyCache) invalidate() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	clear(c.agents)
+	a, err := scanAgent(s.queryRow(ctx, `
+		SELECT `+agentCols+` FROM agents
+		WHERE id = (SELECT agent_id FROM widget_keys WHERE key = ? AND active = 1)`, key))
+	s.cache.keys.done(key, r, a, err == nil)
+	return a, notFound(err, domain.ErrKeyInvalid)
 }

@@ -112,25 +112,37 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 
 // A read that started before an invalidation must not put what it read
 // into the cache after it: it may be the value the write just replaced.
+// The invalidation goes the way a write's does, through caches.apply.
 func TestKeyCacheDropsReadsOlderThanAnInvalidation(t *testing.T) {
-	var c keyCache
-	_, gen, ok := c.get("wk_x")
+	c := newCaches()
+	forgetAgentsCommitted := func() {
+		c.pending = append(c.pending, cacheEvent{what: forgetAgents})
+		c.apply(true)
+	}
+	_, r, ok := c.keys.get("wk_x")
 	if ok {
 		t.Fatal("empty cache hit")
 	}
-	c.invalidate() // a write finished while the read was under way
-	c.put("wk_x", domain.Agent{ID: "ag_old"}, gen)
-	if _, _, ok := c.get("wk_x"); ok {
+	forgetAgentsCommitted() // a write finished while the read was under way
+	c.keys.done("wk_x", r, domain.Agent{ID: "ag_old"}, true)
+	if _, ok := c.keys.peek("wk_x"); ok {
 		t.Fatal("a read older than the invalidation was cached")
 	}
-	_, gen, _ = c.get("wk_x")
-	c.put("wk_x", domain.Agent{ID: "ag_new"}, gen)
-	if a, _, ok := c.get("wk_x"); !ok || a.ID != "ag_new" {
+	_, r, _ = c.keys.get("wk_x")
+	c.keys.done("wk_x", r, domain.Agent{ID: "ag_new"}, true)
+	if a, _, ok := c.keys.get("wk_x"); !ok || a.ID != "ag_new" {
 		t.Fatalf("a current read was not cached: %+v, %v", a, ok)
 	}
-	c.invalidate()
-	if _, _, ok := c.get("wk_x"); ok {
+	forgetAgentsCommitted()
+	if _, ok := c.keys.peek("wk_x"); ok {
 		t.Fatal("invalidate kept an entry")
+	}
+	// A miss (an unknown or inactive key) is not cached, and leaves no
+	// read behind.
+	_, r, _ = c.keys.get("wk_unknown")
+	c.keys.done("wk_unknown", r, domain.Agent{}, false)
+	if _, ok := c.keys.peek("wk_unknown"); ok || len(c.keys.reading) != 0 {
+		t.Fatalf("a miss was cached (%v) or left %d reads in flight", ok, len(c.keys.reading))
 	}
 }
 

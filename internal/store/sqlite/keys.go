@@ -124,19 +124,3 @@ func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active 
 	}
 	return k, nil
 }
-
-// AgentByKey is answered from keyCache when it can (see keycache.go).
-func (s *Store) AgentByKey(ctx context.Context, key string) (domain.Agent, error) {
-	a, gen, ok := s.cache.keys.get(key)
-	if ok {
-		return a, nil
-	}
-	a, err := scanAgent(s.queryRow(ctx, `
-		SELECT `+agentCols+` FROM agents
-		WHERE id = (SELECT agent_id FROM widget_keys WHERE key = ? AND active = 1)`, key))
-	if err != nil {
-		return a, notFound(err, domain.ErrKeyInvalid)
-	}
-	s.cache.keys.put(key, a, gen)
-	return a, nil
-}
