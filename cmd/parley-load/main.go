@@ -1,14 +1,12 @@
-// Command parley-load drives a running Parley the way visitors do, from
-// many loopback source addresses, and reports requests per second, latency
-// percentiles per endpoint, errors by status and the server's peak RSS.
-// It only targets loopback addresses, and each run is bounded in requests
-// and time. See docs/benchmarks.md for the runs and their numbers.
+// Command parley-load drives a running Parley the way visitors do and
+// reports, per endpoint, requests a second, latency percentiles and
+// statuses. It is plain net/http: a goroutine per visitor over one shared
+// Transport whose connections come from many loopback source addresses.
+// It only uses loopback addresses, and every run is bounded in requests
+// and time. Its method and its ceiling: docs/benchmarks.md.
 //
-// "parley-load proxy -listen 127.0.0.1:8099 -backends URL,URL,…" runs
-// instead the small round-robin load balancer the several-instance
-// benchmark puts in front of the instances (loopback only as well), and
-// "parley-load null -listen 127.0.0.1:8097" a server that answers the
-// widget API with fixed bodies: the load tool's own ceiling.
+// "parley-load null -listen ADDR" serves fixed answers to the widget API
+// instead: against it the tool measures its own ceiling.
 package main
 
 import (
@@ -16,99 +14,82 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
-	"runtime/pprof"
-	"strings"
 	"syscall"
 	"time"
-
-	"parley/internal/loadtest"
 )
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "proxy" || os.Args[1] == "null") {
-		serveLoopback(os.Args[1], os.Args[2:])
-		return
-	}
-	var cfg loadtest.Config
-	flag.StringVar(&cfg.Target, "target", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
-	flag.StringVar(&cfg.Key, "key", "", "widget key (required)")
-	flag.StringVar(&cfg.Mode, "mode", "visitors", "visitors (init, chats and polls), or one endpoint to hammer: init, chat, poll")
-	flag.IntVar(&cfg.Visitors, "visitors", 64, "concurrent visitors")
-	flag.IntVar(&cfg.Sources, "sources", 256, "distinct loopback source addresses (127.0.0.2 and up)")
-	flag.IntVar(&cfg.Chats, "chats", 3, "messages per visitor in visitors mode")
-	flag.IntVar(&cfg.Requests, "requests", 100000, "stop after this many requests")
-	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "stop after this long")
-	flag.IntVar(&cfg.LongPolls, "long-polls", 0, "extra visitors that each hold a long poll open for the whole run")
-	flag.DurationVar(&cfg.Ramp, "ramp", 0, "the long-poll visitors arrive evenly over this long (0: all at once)")
-	flag.StringVar(&cfg.Engine, "engine", "", "how the visitors' requests are made: loop (one epoll loop, like wrk; the default on Linux) or goroutines (one each)")
-	pid := flag.Int("server-pid", 0, "the server's process id, to report its peak RSS")
-	cpuProfile := flag.String("cpuprofile", "", "write the load tool's own CPU profile to this file: it shares the machine with the server")
-	flag.Parse()
-	if cfg.Key == "" {
-		fmt.Fprintln(os.Stderr, "parley-load: -key is required")
-		os.Exit(2)
-	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "parley-load: -cpuprofile:", err)
-			os.Exit(2)
-		}
-		defer pprof.StopCPUProfile()
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	var c config
+	fs := flag.NewFlagSet("parley-load", flag.ExitOnError)
+	null := len(os.Args) > 1 && os.Args[1] == "null"
+	listen := fs.String("listen", "127.0.0.1:8097", "null: the address to listen on (loopback only)")
+	fs.StringVar(&c.target, "target", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
+	fs.StringVar(&c.key, "key", "", "a widget key (required)")
+	fs.StringVar(&c.mode, "mode", "visitors", "visitors (an init, then chats each followed by a poll), or one endpoint to hammer: init, chat, poll")
+	fs.IntVar(&c.visitors, "visitors", 64, "concurrent visitors, each waiting for its answer before its next request")
+	fs.IntVar(&c.sources, "sources", 256, "loopback source addresses the connections come from (127.0.0.2 and up)")
+	fs.IntVar(&c.chats, "chats", 3, "messages per visitor in visitors mode")
+	fs.IntVar(&c.requests, "requests", 100000, "stop after this many requests")
+	fs.DurationVar(&c.duration, "duration", 30*time.Second, "stop after this long")
+	fs.IntVar(&c.longPolls, "long-polls", 0, "extra visitors that each hold a long poll (wait=25) for the whole run")
+	fs.DurationVar(&c.ramp, "ramp", 0, "the long-poll visitors arrive evenly over this long (0: all at once)")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stats, err := loadtest.Run(ctx, cfg)
-	if err != nil {
+	var err error
+	if null { // until interrupted
+		fs.Parse(os.Args[2:])
+		srv := &http.Server{Addr: *listen, Handler: nullServer(), ReadHeaderTimeout: 10 * time.Second}
+		context.AfterFunc(ctx, func() { srv.Close() })
+		if err = checkTarget("http://" + *listen); err == nil {
+			fmt.Println("parley-load null on", *listen)
+			err = srv.ListenAndServe()
+		}
+	} else {
+		fs.Parse(os.Args[1:])
+		var st *stats
+		if st, err = run(ctx, c); err == nil {
+			st.print(os.Stdout)
+		}
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(os.Stderr, "parley-load:", err)
 		os.Exit(1)
 	}
-	loadtest.Print(os.Stdout, stats.Summaries())
-	if *pid > 0 {
-		if rss, err := loadtest.PeakRSS(*pid); err == nil {
-			fmt.Printf("server peak RSS: %.1f MB\n", float64(rss)/(1<<20))
-		} else {
-			fmt.Fprintln(os.Stderr, "parley-load: peak RSS:", err)
-		}
-	}
 }
 
-// serveLoopback serves the round-robin balancer ("proxy") or the null
-// server ("null") on a loopback address until interrupted.
-func serveLoopback(what string, args []string) {
-	fs := flag.NewFlagSet(what, flag.ExitOnError)
-	listen := fs.String("listen", "127.0.0.1:8099", "address to listen on (loopback only)")
-	backends := fs.String("backends", "", "proxy: comma-separated base URLs of the instances (loopback only)")
-	fs.Parse(args)
-	if err := loadtest.CheckTarget("http://" + *listen); err != nil {
-		fmt.Fprintf(os.Stderr, "parley-load %s: -listen: %v\n", what, err)
-		os.Exit(2)
+// checkTarget refuses any address that is not this machine's.
+func checkTarget(target string) error {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL", target)
 	}
-	handler := loadtest.NullServer()
-	if what == "proxy" {
-		lb, err := loadtest.NewBalancer(strings.Split(*backends, ","))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "parley-load proxy:", err)
-			os.Exit(2)
-		}
-		handler = lb
+	if ip, err := netip.ParseAddr(u.Hostname()); u.Hostname() != "localhost" && (err != nil || !ip.IsLoopback()) {
+		return errors.New("the load tool only uses loopback addresses (127.0.0.0/8, ::1, localhost)")
 	}
-	srv := &http.Server{Addr: *listen, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	fmt.Printf("parley-load %s on %s\n", what, *listen)
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(os.Stderr, "parley-load %s: %v\n", what, err)
-		os.Exit(1)
+	return nil
+}
+
+// nullServer answers the widget API's three calls with fixed, valid
+// bodies and does nothing else: against it the tool measures its own
+// ceiling and net/http's, the most any server could show.
+func nullServer() http.Handler {
+	mux := http.NewServeMux()
+	for route, body := range map[string]string{
+		"POST /api/widget/init": `{"conversation_id":"cv_null","visitor_id":"vs_null","status":"ai","config":{}}`,
+		"POST /api/widget/chat": `{"response":"ok","user_reply_options":[]}`,
+		"GET /api/widget/poll":  `{"messages":[],"cursor":"c0","status":"ai"}`,
+	} {
+		mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, body+"\n")
+		})
 	}
+	return mux
 }

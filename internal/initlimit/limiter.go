@@ -65,7 +65,7 @@ func (l *Limiter) Admit(ctx context.Context, ag domain.Agent, ip netip.Addr, vis
 		err, scope = *errPerVisitor, "visitor"
 	}
 	if l.refused != nil {
-		l.refused.With(scope).Inc()
+		l.refused.WithLabelValues(scope).Inc()
 	}
 	err.RetryAfter = t.RetryAfter
 	return &err

@@ -60,13 +60,13 @@ func (m *Metrics) request(route string, status int, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.requests.With(route, strconv.Itoa(status)).Inc()
-	m.latency.With(route).Observe(d.Seconds())
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
 }
 
 func (m *Metrics) rateLimited() {
 	if m != nil {
-		m.rateRefusals.With().Inc()
+		m.rateRefusals.WithLabelValues().Inc()
 	}
 }
 
@@ -84,15 +84,15 @@ func (m *Metrics) AIDone(d time.Duration, err error) {
 	case err != nil:
 		outcome = "unavailable"
 	}
-	m.aiLatency.With(outcome).Observe(d.Seconds())
+	m.aiLatency.WithLabelValues(outcome).Observe(d.Seconds())
 	if err != nil && outcome != "canceled" {
-		m.aiErrors.With(outcome).Inc()
+		m.aiErrors.WithLabelValues(outcome).Inc()
 	}
 }
 
 // QuotaRefused implements chat.Observer.
 func (m *Metrics) QuotaRefused(reason string) {
 	if m != nil {
-		m.quotaRefused.With(reason).Inc()
+		m.quotaRefused.WithLabelValues(reason).Inc()
 	}
 }

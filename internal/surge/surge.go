@@ -56,7 +56,7 @@ type Detector struct {
 	counts Counts
 	now    func() time.Time
 	log    *slog.Logger
-	alerts *metrics.Counter
+	alerts metrics.Counter
 
 	mu      sync.Mutex
 	checked map[string]checkState // account → this instance's last background check
@@ -75,7 +75,7 @@ func New(c Counts, o Options) *Detector {
 	}
 	if o.Registry != nil {
 		d.alerts = o.Registry.Counter("parley_init_surges_total",
-			"Surges of new conversations this instance noticed (an account far above its usual volume).").With()
+			"Surges of new conversations this instance noticed (an account far above its usual volume).").WithLabelValues()
 		o.Registry.GaugeFunc("parley_init_surging_accounts",
 			"Accounts this instance found in a surge of new conversations within the last 10 minutes.",
 			func() float64 {

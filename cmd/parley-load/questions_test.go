@@ -1,4 +1,4 @@
-package loadtest
+package main
 
 import (
 	"context"
@@ -16,11 +16,12 @@ import (
 // a shop, which the demo knows nothing of: every benchmarked chat was a
 // miss and then a handoff.)
 func TestQuestionsMatchTheDemo(t *testing.T) {
+	t.Parallel()
 	kb := agent.NewKB(agent.StaticKnowledge(demo.Knowledge), agent.KBOptions{})
 	defer kb.Stop()
 	a := domain.Agent{ID: "demo"}
 	for i, q := range Questions {
-		if i >= answered {
+		if i == len(Questions)-1 {
 			if !handoff.AsksForHuman(q) {
 				t.Errorf("%q comes after the answered questions but does not ask for a person", q)
 			}
