@@ -150,7 +150,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	handler := server.New(server.Deps{
 		Dashboard: dash,
 		Store:     st,
-		Widget:    widgetapi.New(chatSvc).ParkOn(lot).ResolveClients(resolver),
+		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
 		Manage:    manageapi.New(st, chatSvc, kb, bounds(cfg)).CheckConfigs(llmBackend.CheckAgentConfig),
 		Limiter:   limiter,
 		ClientIP:  resolver,
@@ -158,6 +158,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Metrics:   m,
 		Logger:    log,
 		DemoKey:   func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+		Lot:       lot,
 		// With a listener of its own, /metrics is not on this one at all.
 		MetricsElsewhere: cfg.MetricsAddr != "",
 	})
