@@ -14,7 +14,7 @@ import (
 // connection, in Open, before the committer takes it (parsing their SQL
 // on every write was about a fifth of a chat's CPU, docs/benchmarks.md).
 // Inside a batch, tx.StmtContext finds each already prepared on the
-// transaction's connection and reuses it.
+// transaction's connection and reuses it (batch.stmt).
 
 // hot names a hot write.
 type hot int
@@ -102,5 +102,21 @@ func (s *Store) execHot(h hot, args ...any) (sql.Result, error) {
 		}
 	}
 	ctx := context.Background()
-	return s.batchTx.StmtContext(ctx, s.hot[h]).ExecContext(ctx, args...)
+	return s.batch.stmt(ctx, h, s.hot[h]).ExecContext(ctx, args...)
+}
+
+// batchTx is the current batch's transaction and its hot writes bound to
+// it, each bound once per batch rather than once per write (tx.StmtContext
+// allocates and locks every time). The transaction closes them when it
+// ends. Only the committer touches it.
+type batchTx struct {
+	tx    *sql.Tx
+	stmts [hotCount]*sql.Stmt
+}
+
+func (b *batchTx) stmt(ctx context.Context, h hot, prepared *sql.Stmt) *sql.Stmt {
+	if b.stmts[h] == nil {
+		b.stmts[h] = b.tx.StmtContext(ctx, prepared)
+	}
+	return b.stmts[h]
 }

@@ -35,9 +35,9 @@ type Store struct {
 	keys  keyCache                     // widget key → agent
 	polls *exactCache[store.PollState] // conversation → what a poll needs
 	convs *exactCache[cachedConv]      // conversation → itself and its count (convcache.go)
-	// The current batch's transaction and its records for convs; only the
-	// committer touches them.
-	batchTx *sql.Tx
+	// The current batch (hotwrites.go) and its records for convs; only
+	// the committer touches them.
+	batch   batchTx
 	changes []convChange
 
 	writes        chan writeReq // to the committer
