@@ -1,7 +1,8 @@
 // Package server wires Parley's HTTP surface: the route table (routes.go),
 // and what wraps every request (ServeHTTP): panic recovery, metrics and
-// access logs, open CORS and the per-IP rate limit on the widget API, and
-// JSON bodies for unknown routes and methods.
+// access logs, open CORS and the per-IP rate limit on the widget API, the
+// parking of widget requests that wait long (parking.go), and JSON bodies
+// for unknown routes and methods.
 package server
 
 import (
