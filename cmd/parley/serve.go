@@ -156,7 +156,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	handler := server.New(server.Deps{
 		Dashboard: dash,
 		Store:     st,
-		Widget:    widgetapi.New(chatSvc).ParkOn(lot).ResolveClients(resolver),
+		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
 		Manage:    manageapi.New(st, chatSvc, agents),
 		Limiter:   limiter,
 		ClientIP:  resolver,
@@ -164,6 +164,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Metrics:   m,
 		Logger:    log,
 		DemoKey:   func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+		Lot:       lot,
 		// With a listener of its own, /metrics is not on this one at all.
 		MetricsElsewhere: cfg.MetricsAddr != "",
 	})

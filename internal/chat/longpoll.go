@@ -22,7 +22,7 @@ const longPollReaders = 8
 // SQLite runs the translated C engine on the calling goroutine's stack and
 // grows it to 16–32 KB, and a goroutine keeps a grown stack while it
 // sleeps. The waiting goroutine — the request's own, or the small one the
-// widget API parks the connection with (package park) — stays at a few KB.
+// server parks the connection with (package park) — stays at a few KB.
 func (s *Service) longPoll(ctx context.Context, in PollInput, after int64) (res PollResult, err error) {
 	// Subscribe before the first read, so that a message written between
 	// the read and the wait still wakes us. The first read is a short

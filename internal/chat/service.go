@@ -38,8 +38,6 @@ type Service struct {
 	stopOnce  sync.Once
 	observer  Observer
 	waiting   atomic.Int64  // long polls waiting now
-	starting  atomic.Int64  // inits in progress now (Crowded)
-	crowdAt   int64         // how many make a crowd
 	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
 	limits    *initlimit.Limiter
 	surges    *surge.Detector
@@ -67,9 +65,6 @@ type Options struct {
 	Now       func() time.Time // default time.Now
 	Logger    *slog.Logger     // default slog.Default()
 	Observer  Observer         // default: none
-	// CrowdedInits is how many inits in progress make Crowded true;
-	// default DefaultCrowdedInits.
-	CrowdedInits int
 	// InitLimits applies the agents' hourly limits on new conversations
 	// per address and per visitor; nil: none. InitSurges is told of each
 	// new conversation, for the surge alert; nil: none.
@@ -97,7 +92,6 @@ func New(o Options) *Service {
 		stopping:  make(chan struct{}),
 		observer:  o.Observer,
 		longReads: make(chan struct{}, longPollReaders),
-		crowdAt:   int64(o.CrowdedInits),
 
 		maxMessages: o.MaxMessages,
 	}
@@ -105,9 +99,6 @@ func New(o Options) *Service {
 		s.maxMessages = DefaultMaxMessages
 	}
 	s.limits, s.surges = o.InitLimits, o.InitSurges
-	if s.crowdAt <= 0 {
-		s.crowdAt = DefaultCrowdedInits
-	}
 	if s.aiTimeout <= 0 {
 		s.aiTimeout = 30 * time.Second
 	}
@@ -131,18 +122,6 @@ func (s *Service) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 // Waiting is the number of long polls waiting now (a metric, and a way for
 // tests to know a poll is parked without sleeping).
 func (s *Service) Waiting() int { return int(s.waiting.Load()) }
-
-// DefaultCrowdedInits is how many inits in progress at once make Crowded
-// true: two full batches of the SQLite writer (256 writes each), far more
-// than a busy site's steady load, reached when visitors arrive all at once.
-const DefaultCrowdedInits = 512
-
-// Crowded reports whether so many inits are in progress that each one will
-// wait a while for its turn to write: the HTTP layer then parks the new
-// ones' connections instead of holding a server goroutine and its buffers
-// for each (widgetapi, package park), which is what bounds the memory of a
-// flood of arrivals.
-func (s *Service) Crowded() bool { return s.starting.Load() >= s.crowdAt }
 
 // AccountTopic is the notifier topic for everything in an account (the
 // dashboard's inbox listens to it); a conversation's own topic is its id.

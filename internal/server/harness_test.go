@@ -24,6 +24,7 @@ import (
 	"parley/internal/metrics"
 	"parley/internal/notify"
 	"parley/internal/outbound"
+	"parley/internal/park"
 	"parley/internal/ratelimit"
 	"parley/internal/secret"
 	"parley/internal/store"
@@ -63,6 +64,11 @@ type envOptions struct {
 	initLimits bool
 	maxMsgs    int           // the cap on messages per conversation; 0: the default
 	bounds     domain.Bounds // knowledge per agent, agents per account; zero: none
+	// Parking (parking.go): the lot, how many inits make a crowd, and a
+	// wrapper around the store the chat service uses (to hold its writes).
+	lot          *park.Lot
+	crowdedInits int
+	chatStore    func(store.Store) store.Store
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -119,7 +125,11 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	if o.initLimits {
 		initLimits = initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, o.clock), initlimit.Defaults, e.reg)
 	}
-	e.chat = chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
+	var chatStore store.Store = st
+	if o.chatStore != nil {
+		chatStore = o.chatStore(st)
+	}
+	e.chat = chat.New(chat.Options{Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
 		InitLimits: initLimits, MaxMessages: o.maxMsgs})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
@@ -141,6 +151,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	e.handler = New(Deps{
 		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
+		Lot: o.lot, CrowdedInits: o.crowdedInits,
 	})
 	return e
 }

@@ -1,7 +1,8 @@
 // Package server wires Parley's HTTP surface: the route table (routes.go),
 // and what wraps every request (ServeHTTP): panic recovery, metrics and
-// access logs, open CORS and the per-IP rate limit on the widget API, and
-// JSON bodies for unknown routes and methods.
+// access logs, open CORS and the per-IP rate limit on the widget API, the
+// parking of widget requests that wait long (parking.go), and JSON bodies
+// for unknown routes and methods.
 package server
 
 import (
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"parley/internal/assets"
@@ -18,6 +20,7 @@ import (
 	"parley/internal/httpx"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
+	"parley/internal/park"
 	"parley/internal/ratelimit"
 	"parley/internal/store"
 	"parley/internal/widgetapi"
@@ -41,6 +44,11 @@ type Deps struct {
 	// MetricsElsewhere: /metrics has a listener of its own
 	// (PARLEY_METRICS_ADDR), so this handler does not serve it at all.
 	MetricsElsewhere bool
+	// Lot parks the widget requests that wait long (parking.go); nil: they
+	// wait in their handlers. CrowdedInits is how many inits in progress
+	// make a crowd, whose next ones are parked; default DefaultCrowdedInits.
+	Lot          *park.Lot
+	CrowdedInits int
 }
 
 type Server struct {
@@ -55,6 +63,8 @@ type Server struct {
 	favicon  *assets.File
 	openAPI  *assets.File
 	csrf     *http.CrossOriginProtection
+	inits    atomic.Int64 // widget inits in progress (parking.go)
+	crowdAt  int
 }
 
 // New returns the whole of Parley as one http.Handler.
@@ -65,7 +75,10 @@ func New(d Deps) *Server {
 	if d.DemoKey == nil {
 		d.DemoKey = func(context.Context) string { return "" }
 	}
-	s := &Server{Deps: d, widget: d.Widget, manage: d.Manage}
+	s := &Server{Deps: d, widget: d.Widget, manage: d.Manage, crowdAt: d.CrowdedInits}
+	if s.crowdAt <= 0 {
+		s.crowdAt = DefaultCrowdedInits
+	}
 	s.widgetJS = assets.NewFile("widget.js", web.JSType, web.WidgetJS, web.CacheShort)
 	s.widgetJS.AllowAnyOrigin = true
 	// The loader imports the UI chunk as a module, and browsers fetch modules
@@ -152,6 +165,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// callgrind: 62.0k → 61.4k instructions a poll).
 	if strings.Contains(route, "{") {
 		s.mux.ServeHTTP(rec, r)
+		return
+	}
+	if isWidget {
+		s.serveWidget(rec, r, route, handler)
 		return
 	}
 	handler.ServeHTTP(rec, r)

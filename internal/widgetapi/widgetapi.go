@@ -6,11 +6,9 @@
 package widgetapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -18,12 +16,10 @@ import (
 	"parley/internal/clientip"
 	"parley/internal/domain"
 	"parley/internal/httpx"
-	"parley/internal/park"
 )
 
 type API struct {
 	chat     *chat.Service
-	lot      *park.Lot
 	clientIP func(*http.Request) netip.Addr
 }
 
@@ -34,15 +30,6 @@ func New(c *chat.Service) *API { return &API{chat: c, clientIP: clientip.New(nil
 // conversations. Without it, the client is the TCP peer.
 func (a *API) ResolveClients(r *clientip.Resolver) *API {
 	a.clientIP = r.ClientIP
-	return a
-}
-
-// ParkOn makes long polls that have to wait, and inits that arrive in a
-// crowd, give their connection back to lot while they wait (package park),
-// instead of holding it in a blocked handler. Without it they wait in the
-// handler.
-func (a *API) ParkOn(lot *park.Lot) *API {
-	a.lot = lot
 	return a
 }
 
@@ -69,26 +56,7 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	in := chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r)}
-	// When many visitors arrive at once, each init waits its turn to write;
-	// parked, the wait holds a small goroutine instead of the connection's
-	// buffers and goroutines (see chat.Service.Crowded). A parked init is
-	// carried out even if the visitor leaves meanwhile, as a queued write
-	// is anyway.
-	if a.chat.Crowded() && a.lot.Park(w, r, func(w http.ResponseWriter) {
-		res, err := a.chat.Init(context.Background(), in)
-		writeInit(w, parkedInit, res, err)
-	}) {
-		return
-	}
-	res, err := a.chat.Init(r.Context(), in)
-	writeInit(w, r, res, err)
-}
-
-// parkedInit stands for a parked init's request where an error is logged.
-var parkedInit = &http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/api/widget/init"}}
-
-func writeInit(w http.ResponseWriter, r *http.Request, res chat.InitResult, err error) {
+	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r)})
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
@@ -176,26 +144,7 @@ func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	in := chat.PollInput{Key: q.Get("key"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait}
-	// A long poll parks its connection at once (package park) and is
-	// answered from there, so that neither its wait nor its turn for the
-	// store holds the connection's buffers and goroutines. The parked
-	// answer does not keep r (its headers and URL) alive; it only needs a
-	// request to log a failure with.
-	if wait > 0 && a.lot.Park(w, r, func(w http.ResponseWriter) {
-		res, err := a.chat.Poll(context.Background(), in)
-		writePoll(w, parkedPoll, res, err)
-	}) {
-		return
-	}
-	res, err := a.chat.Poll(r.Context(), in)
-	writePoll(w, r, res, err)
-}
-
-// parkedPoll stands for a parked poll's request where an error is logged.
-var parkedPoll = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/api/widget/poll"}}
-
-func writePoll(w http.ResponseWriter, r *http.Request, res chat.PollResult, err error) {
+	res, err := a.chat.Poll(r.Context(), chat.PollInput{Key: q.Get("key"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait})
 	if err != nil {
 		httpx.Error(w, r, err)
 		return

@@ -87,9 +87,9 @@ func (s *Store) commitBatch(batch []writeReq) {
 		}
 		return
 	}
-	s.batchConn = conn
+	s.batch = batchTx{tx: tx}
 	defer func() {
-		s.batchConn = nil
+		s.batch = batchTx{}
 		conn.Close() // back to the pool: the transaction has ended
 		for i, req := range batch {
 			req.done <- results[i]

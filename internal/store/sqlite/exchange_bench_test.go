@@ -25,6 +25,7 @@ func BenchmarkAddExchange(b *testing.B) {
 	}
 	b.SetParallelism(perProc)
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	b.RunParallel(func(pb *testing.PB) {
 		conv := <-convs
 		for pb.Next() {
@@ -39,6 +40,15 @@ func BenchmarkAddExchange(b *testing.B) {
 			}
 		}
 	})
+}
+
+// reportCPU reports the process's CPU time per operation since c0
+// (cpu-µs/op), which a busy machine does not inflate as it does wall time:
+// the figure to compare builds by (docs/benchmarks.md).
+func reportCPU(b *testing.B, c0 time.Duration) {
+	if c0 > 0 {
+		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e3, "cpu-µs/op")
+	}
 }
 
 // benchCap is a cap on messages per conversation that the benchmarks'

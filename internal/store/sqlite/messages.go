@@ -143,7 +143,7 @@ func newRow(n store.NewMessage) messageRow {
 // args are the insert statement's parameters, in its column order.
 func (r messageRow) args() []any {
 	// The role as a plain string: a named string type would take the
-	// driver's conversion by reflection (driverValue).
+	// conversion by reflection in database/sql.
 	return []any{r.n.ConversationID, string(r.n.Role), r.n.Text, r.folded, r.n.OperatorName, millis(r.createdAt)}
 }
 

@@ -31,10 +31,10 @@ type Store struct {
 	r     *sql.DB    // read-only pool for plain reads
 	reads stmtCache  // prepared statements on r
 	ws    writeStmts // prepared statements on w, for the hot writes' reads
-	hot   hotStmts   // driver statements on w's connection (hotstmt.go)
+	hot   hotStmts   // the hot writes, prepared on w (hotwrites.go)
 	cache caches     // the cache layer (cache.go)
-	// The current batch's connection; only the committer touches it.
-	batchConn *sql.Conn
+	// The current batch (hotwrites.go); only the committer touches it.
+	batch batchTx
 
 	writes        chan writeReq // to the committer
 	committerDone chan struct{}
@@ -65,10 +65,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// BEGIN IMMEDIATE takes the write lock when a transaction starts, so a
 	// transaction that reads and then writes cannot fail halfway with
 	// SQLITE_BUSY if another process holds the file.
-	if err := registerWALVFS(); err != nil {
-		return nil, err
-	}
-	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate", "vfs="+walVFSName,
+	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate",
 		fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", writerAutoCheckpoint)))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
@@ -95,11 +92,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
 	}
+	if err := s.hot.prepare(ctx, w); err != nil {
+		s.ws.close()
+		w.Close()
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
 
 	// query_only makes an accidental write through the read pool fail
 	// instead of racing the writer for the lock.
 	r, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
 	if err != nil {
+		s.hot.close()
 		s.ws.close()
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
@@ -107,6 +110,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	if err := r.PingContext(ctx); err != nil {
+		s.hot.close()
 		s.ws.close()
 		w.Close()
 		r.Close()
@@ -119,6 +123,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		err = cp.PingContext(ctx)
 	}
 	if err != nil {
+		s.hot.close()
 		s.ws.close()
 		w.Close()
 		r.Close()
@@ -176,5 +181,5 @@ func (s *Store) Close() error {
 	<-s.committerDone
 	<-s.checkpointDone
 	s.reads.close()
-	return errors.Join(s.closeHot(context.Background()), s.ws.close(), s.r.Close(), s.cp.Close(), s.w.Close())
+	return errors.Join(s.hot.close(), s.ws.close(), s.r.Close(), s.cp.Close(), s.w.Close())
 }

@@ -97,8 +97,8 @@ func (c *stmtCache) close() {
 // afterwards the committer holds the one writer connection for whole
 // batches, and preparing through s.w would have to wait for it. Inside a
 // write, tx.StmtContext finds the statement already prepared on the
-// transaction's connection and reuses it. The hot writes themselves are
-// driver statements (hotstmt.go).
+// transaction's connection and reuses it. The hot writes are prepared the
+// same way (hotwrites.go).
 type writeStmts struct {
 	conversation  *sql.Stmt // the conversation row and its number of messages, by id
 	countMessages *sql.Stmt // a conversation's number of messages

@@ -1,0 +1,122 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+)
+
+// The writes every chat and every init runs — the savepoint around each
+// write, the message inserts, the conversation updates, a new
+// conversation and its usage row — are prepared once on the writer
+// connection, in Open, before the committer takes it (parsing their SQL
+// on every write was about a fifth of a chat's CPU, docs/benchmarks.md).
+// Inside a batch, tx.StmtContext finds each already prepared on the
+// transaction's connection and reuses it (batch.stmt).
+
+// hot names a hot write.
+type hot int
+
+const (
+	hotSavepoint hot = iota
+	hotRollbackTo
+	hotRelease
+	hotInsertMessage
+	hotInsertTwo    // two messages in one statement: a chat and its reply
+	hotAfterMessage // the conversation's state after a message
+	hotSetMisses    // the same when only the count of misses changed
+	hotSetWaiting
+	hotInsertConv
+	hotUpsertUsage
+	hotCount
+)
+
+var hotSQL = [hotCount]string{
+	hotSavepoint:  `SAVEPOINT w`,
+	hotRollbackTo: `ROLLBACK TO w`,
+	hotRelease:    `RELEASE w`,
+	hotInsertMessage: `
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`,
+	hotInsertTwo: `
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
+		VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
+	hotAfterMessage: `
+		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?
+		WHERE id = ?`,
+	hotSetMisses:  `UPDATE conversations SET misses = ? WHERE id = ?`,
+	hotSetWaiting: `UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`,
+	hotInsertConv: `
+		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	hotUpsertUsage: `
+		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, period) DO UPDATE SET
+			conversations = excluded.conversations,
+			overage_conversations = excluded.overage_conversations,
+			overage_cents = excluded.overage_cents`,
+}
+
+// hotStmts are the hot writes prepared on the writer.
+type hotStmts [hotCount]*sql.Stmt
+
+func (hs *hotStmts) prepare(ctx context.Context, db *sql.DB) error {
+	for h, query := range hotSQL {
+		st, err := db.PrepareContext(ctx, query)
+		if err != nil {
+			hs.close()
+			return err
+		}
+		hs[h] = st
+	}
+	return nil
+}
+
+func (hs *hotStmts) close() error {
+	var errs []error
+	for h, st := range hs {
+		if st != nil {
+			errs = append(errs, st.Close())
+			hs[h] = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// execHot runs hot write h with args in the current batch's transaction;
+// only a write, on the committer, may call it.
+//
+// It takes plain values only (strings, numbers, booleans, nil): when a
+// prepared statement's call into the driver panics inside a transaction —
+// a driver.Valuer that panics, say — database/sql never releases the
+// transaction's lock, and the committer would wait for it forever
+// (TestHotWriteRefusesValuers). A panic in the caller's own code is the
+// savepoint's to undo (inSavepoint).
+func (s *Store) execHot(h hot, args ...any) (sql.Result, error) {
+	for _, a := range args {
+		if _, ok := a.(driver.Valuer); ok {
+			return nil, fmt.Errorf("sqlite: hot write %d given a %T: plain values only", h, a)
+		}
+	}
+	ctx := context.Background()
+	return s.batch.stmt(ctx, h, s.hot[h]).ExecContext(ctx, args...)
+}
+
+// batchTx is the current batch's transaction and its hot writes bound to
+// it, each bound once per batch rather than once per write (tx.StmtContext
+// allocates and locks every time). The transaction closes them when it
+// ends. Only the committer touches it.
+type batchTx struct {
+	tx    *sql.Tx
+	stmts [hotCount]*sql.Stmt
+}
+
+func (b *batchTx) stmt(ctx context.Context, h hot, prepared *sql.Stmt) *sql.Stmt {
+	if b.stmts[h] == nil {
+		b.stmts[h] = b.tx.StmtContext(ctx, prepared)
+	}
+	return b.stmts[h]
+}
