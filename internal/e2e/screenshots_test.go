@@ -19,8 +19,9 @@ const screenshotDocs = "../../docs/screenshots"
 
 // TestScreenshots takes the widget closed and open, on a desktop and on a
 // phone, in English and Russian, into the test's artifact directory (kept
-// with go test -artifacts). A person looks at them; the test only checks
-// that they were taken.
+// with go test -artifacts). A person looks at them; the test checks each
+// is the viewport's size and shows the agent's colour (#0f766e) where the
+// launcher or the panel's header is.
 func TestScreenshots(t *testing.T) {
 	s := newStack(t)
 	h := newHost(t, s)
@@ -34,13 +35,24 @@ func TestScreenshots(t *testing.T) {
 		p := newPage(t, 90*time.Second)
 		shot := func(name string) {
 			t.Helper()
+			file := "widget-" + name + "-" + lang + ".png"
+			// The launcher while closed, the header while open: both in
+			// the agent's colour.
+			g := eval[shotGeometry](p, geometryJS(false, `(probe => {
+				const la = `+W+`.querySelector('.la'), hd = `+W+`.querySelector('.hd');
+				return la.hidden ? [probe('the header', hd, hd.getBoundingClientRect().width / 2, 3, 'backgroundColor')]
+					: [probe('the launcher', la, 6, la.getBoundingClientRect().height / 2, 'backgroundColor')];
+			})(`+probeJS+`)`))
 			// The open animation is off (reduced motion), so the frame is final.
 			b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkShot(t, file, b, g)
+			if len(g.Probes) != 1 || g.Probes[0].Color != "rgb(15, 118, 110)" {
+				t.Errorf("%s: probes %+v, want the agent's colour #0f766e", file, g.Probes)
+			}
 			b = recompress(t, b)
-			file := "widget-" + name + "-" + lang + ".png"
 			if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"testing"
+)
+
+// A screenshot is checked, not only written: it must decode as a PNG of
+// the size the page has, and at each probe — a point inside an element,
+// found in the live page — show the colour the page computes for that
+// element. A blank, cropped, half-rendered or wrongly styled capture fails.
+
+// probe is a point of the page (CSS pixels from the document's top left)
+// and the colour the page gives it, as getComputedStyle writes it.
+type probe struct {
+	What  string  `json:"what"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Color string  `json:"color"`
+}
+
+// shotGeometry is what the page says a screenshot of it should be: its
+// size in CSS pixels, the device pixel ratio, and the probes.
+type shotGeometry struct {
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+	Ratio  float64 `json:"ratio"`
+	Probes []probe `json:"probes"`
+}
+
+// geometryJS evaluates to a shotGeometry for a capture of the viewport
+// (full false) or of the whole document (full true); probesJS is an
+// expression giving the probes (an array of {what, x, y, color}).
+func geometryJS(full bool, probesJS string) string {
+	size := `innerWidth, height: innerHeight`
+	if full {
+		size = `Math.max(innerWidth, document.documentElement.scrollWidth), height: Math.max(innerHeight, document.documentElement.scrollHeight)`
+	}
+	return `({width: ` + size + `, ratio: devicePixelRatio, probes: ` + probesJS + `})`
+}
+
+// probeJS is a JavaScript function, probe(what, el, dx, dy, prop), giving
+// the probe at (dx, dy) from el's top left (negative: from its right or
+// bottom), coloured as el's computed style property prop, in document
+// coordinates; null when el is missing.
+const probeJS = `((what, el, dx, dy, prop) => {
+	if (!el) return null;
+	const r = el.getBoundingClientRect();
+	return {what, x: (dx < 0 ? r.right + dx : r.left + dx) + scrollX, y: (dy < 0 ? r.bottom + dy : r.top + dy) + scrollY,
+		color: getComputedStyle(el)[prop]};
+})`
+
+// checkShot decodes a screenshot and compares it with the geometry the
+// page reported for it just before the capture.
+func checkShot(t *testing.T, name string, b []byte, g shotGeometry) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: not a PNG: %v", name, err)
+	}
+	size := img.Bounds().Size()
+	wantW, wantH := int(math.Round(g.Width*g.Ratio)), int(math.Round(g.Height*g.Ratio))
+	if abs(size.X-wantW) > 1 || abs(size.Y-wantH) > 1 {
+		t.Errorf("%s: %dx%d pixels, want %dx%d (%gx%g CSS pixels at ratio %g)", name, size.X, size.Y, wantW, wantH, g.Width, g.Height, g.Ratio)
+	}
+	if len(g.Probes) == 0 {
+		t.Errorf("%s: nothing to probe: the page lacks the elements looked for", name)
+	}
+	for _, p := range g.Probes {
+		want, err := parseCSSColor(p.Color)
+		if err != nil {
+			t.Errorf("%s: %s: %v", name, p.What, err)
+			continue
+		}
+		at := image.Pt(int(p.X*g.Ratio), int(p.Y*g.Ratio))
+		r, gr, bl, _ := img.At(at.X, at.Y).RGBA()
+		got := [3]int{int(r >> 8), int(gr >> 8), int(bl >> 8)}
+		if !at.In(img.Bounds()) || !near(got, want, 3) {
+			t.Errorf("%s: %s at %v is rgb%v, want rgb%v (%s)", name, p.What, at, got, want, p.Color)
+		}
+	}
+}
+
+// parseCSSColor reads "rgb(r, g, b)" or an opaque "rgba(r, g, b, 1)", as
+// getComputedStyle writes colours.
+func parseCSSColor(s string) ([3]int, error) {
+	var c [3]int
+	var a float64
+	if n, _ := fmt.Sscanf(s, "rgb(%d, %d, %d)", &c[0], &c[1], &c[2]); n == 3 {
+		return c, nil
+	}
+	if n, _ := fmt.Sscanf(s, "rgba(%d, %d, %d, %g)", &c[0], &c[1], &c[2], &a); n == 4 && a == 1 {
+		return c, nil
+	}
+	return c, fmt.Errorf("colour %q is not an opaque rgb()", s)
+}
+
+func near(a, b [3]int, tolerance int) bool {
+	for i := range a {
+		if abs(a[i]-b[i]) > tolerance {
+			return false
+		}
+	}
+	return true
+}
+
+func abs(n int) int { return max(n, -n) }
