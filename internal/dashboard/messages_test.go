@@ -10,6 +10,7 @@ import (
 )
 
 func TestMessagesHaveAllLanguages(t *testing.T) {
+	t.Parallel()
 	for key, m := range messages {
 		for _, l := range languages {
 			if m[l] == "" {
@@ -21,6 +22,7 @@ func TestMessagesHaveAllLanguages(t *testing.T) {
 
 // Every key a template translates exists.
 func TestTemplatesUseKnownMessages(t *testing.T) {
+	t.Parallel()
 	use := regexp.MustCompile(`t \$?\.Lang "([a-z0-9_.]+)"`)
 	err := fs.WalkDir(dashweb.FS, "templates", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -43,6 +45,7 @@ func TestTemplatesUseKnownMessages(t *testing.T) {
 }
 
 func TestLanguageFromAcceptLanguage(t *testing.T) {
+	t.Parallel()
 	for header, want := range map[string]string{
 		"":                        "en",
 		"ro":                      "ro",

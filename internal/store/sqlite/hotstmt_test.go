@@ -24,6 +24,7 @@ func (panicValuer) Value() (driver.Value, error) { panic("no value") }
 // to close it, for the batch's transaction, which waits for it: the store
 // would hang.
 func TestHotStatementPanicFailsOnlyItsWrite(t *testing.T) {
+	t.Parallel()
 	f := newAgentFixture(t)
 	s := f.s
 	conv := f.newConversation(t)
@@ -51,6 +52,7 @@ func TestHotStatementPanicFailsOnlyItsWrite(t *testing.T) {
 }
 
 func TestDriverValue(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   any
 		want driver.Value
@@ -78,6 +80,7 @@ func TestDriverValue(t *testing.T) {
 // The statements follow the connection they run on: given another one,
 // they are prepared again there, and run against its database.
 func TestHotStatementsFollowTheConnection(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	var hs hotStmts
 	defer hs.close()

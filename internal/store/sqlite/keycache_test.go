@@ -17,6 +17,7 @@ import (
 // every change to a key, an agent or its knowledge shows in the next
 // AgentByKey.
 func TestAgentByKeySeesEveryChange(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := openTemp(t)
 	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "k@example.com", Name: "K", Limits: domain.DefaultLimits})
@@ -112,6 +113,7 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 // A read that started before an invalidation must not put what it read
 // into the cache after it: it may be the value the write just replaced.
 func TestKeyCacheDropsReadsOlderThanAnInvalidation(t *testing.T) {
+	t.Parallel()
 	var c keyCache
 	_, gen, ok := c.get("wk_x")
 	if ok {
@@ -136,6 +138,7 @@ func TestKeyCacheDropsReadsOlderThanAnInvalidation(t *testing.T) {
 // SQLite re-prepares a statement with a bare "LIMIT ?" on every run (see
 // limitArg); the store's SQL must not contain one.
 func TestNoBareLimitParameter(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -30,10 +30,12 @@ func openTemp(t testing.TB) *Store {
 }
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
 }
 
 func TestOpenPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, p := range []string{
 		"sqlite:" + filepath.Join(dir, "prefixed.db"),
@@ -57,6 +59,7 @@ func TestOpenPaths(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	check := func(name, pragma, want string) {
 		t.Helper()
@@ -87,6 +90,7 @@ func TestPragmas(t *testing.T) {
 }
 
 func TestPersistsAcrossReopen(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "data", "parley.db")
 	s, err := Open(ctx, path)
@@ -182,6 +186,7 @@ func appliedMigrations(t *testing.T, s *Store) []string {
 }
 
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 
 	t.Run("embedded", func(t *testing.T) {
@@ -282,6 +287,7 @@ func TestMigrations(t *testing.T) {
 }
 
 func TestBadCursor(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	_, err := s.Conversations(t.Context(), "acc", store.ConversationFilter{Before: "garbage!"})
 	if !errors.Is(err, ErrBadCursor) || errors.Is(err, domain.ErrNotFound) {
@@ -324,6 +330,7 @@ func embeddedVersions(ms []migration) []int {
 // panicking) write leaves the others committed, and each caller learns its
 // own outcome.
 func TestGroupCommitIsolatesWrites(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	ctx := t.Context()
 	if _, err := s.w.Exec(`CREATE TABLE gc (v INTEGER PRIMARY KEY)`); err != nil {

@@ -40,6 +40,10 @@ func openPlain(t *testing.T, path string) *sql.DB {
 
 // A commit of many pages reaches the file in one write call, not two per
 // page.
+//
+// Not parallel: walVFS's counters are the process's, and other tests'
+// writes would land in the difference. A test that is not parallel runs
+// while no parallel one does.
 func TestWALVFSGathersACommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.db")
 	db := openWALVFS(t, path)
@@ -78,6 +82,7 @@ func TestWALVFSGathersACommit(t *testing.T) {
 // than walBufferMax and walWriteMax, so in pieces. Either must read back
 // the same, through walVFS and after reopening without it.
 func TestWALVFSLargeTransactions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, cache string }{
 		{"spilling a small cache", "_pragma=cache_size(8)"},
 		{"all at the commit", "_pragma=cache_size(-65536)"},
@@ -134,6 +139,7 @@ func checkLargeTransaction(t *testing.T, db *sql.DB, who string) {
 // the gathered writes reach the file before the sync, not later. The
 // child commits, says so, and is killed; the row must be there.
 func TestWALVFSCommitSurvivesKill(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("PARLEY_WALVFS_CHILD"); path != "" {
 		db := openWALVFS(t, path)
 		execAll(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
