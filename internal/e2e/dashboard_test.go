@@ -238,14 +238,7 @@ func TestDashboardScreenshots(t *testing.T) {
 		// A page that is still being laid out has no size yet; on a busy
 		// machine that takes a moment, so settle first and retry briefly.
 		settle(p, "a laid-out page", `document.readyState == 'complete' && document.body && document.body.scrollWidth > 0`)
-		// The header's background, and the accent under the current
-		// page's link, or the main button where no link is current (the
-		// sign-in page).
-		g := eval[shotGeometry](p, geometryJS(true, `(probe => [
-			probe('the header', document.querySelector('header.top'), 3, 3, 'backgroundColor'),
-			probe("the current page's underline", document.querySelector('header nav a[aria-current="page"]'), 8, -1, 'borderBottomColor'),
-			document.querySelector('header nav a[aria-current="page"]') ? null : probe('the button', document.querySelector('main button'), 4, 12, 'backgroundColor'),
-		].filter(Boolean))(`+probeJS+`)`))
+		g := eval[shotGeometry](p, geometryJS(true, dashboardProbes))
 		var b []byte
 		var err error
 		for range 5 {

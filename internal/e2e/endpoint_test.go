@@ -42,10 +42,12 @@ func TestDashboardRefusesPrivateLLMEndpoint(t *testing.T) {
 	if typed := eval[string](p, `document.querySelector('#base-url').value`); typed != "http://127.0.0.1:9100/v1" {
 		t.Errorf("the form lost what was typed: %q", typed)
 	}
+	g := eval[shotGeometry](p, geometryJS(true, dashboardProbes))
 	b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkShot(t, "dashboard-agent-endpoint-refused-en.png", b, g)
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "dashboard-agent-endpoint-refused-en.png"), recompress(t, b), 0o644); err != nil {
 		t.Fatal(err)
 	}

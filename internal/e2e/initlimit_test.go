@@ -55,8 +55,13 @@ func TestInitLimitInTheWidget(t *testing.T) {
 		t.Errorf("%d agent messages shown without a conversation", n)
 	}
 	p.checkConsole(failedLoads)
-	// For a person to look at (kept with go test -artifacts).
-	if b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot()); err == nil {
-		_ = os.WriteFile(filepath.Join(t.ArtifactDir(), "widget-init-limited-en.png"), b, 0o644)
+	// For a person to look at (kept with go test -artifacts), checked
+	// like the others.
+	g := eval[shotGeometry](p, geometryJS(false, widgetProbes))
+	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
 	}
+	checkShot(t, "widget-init-limited-en.png", b, g)
+	_ = os.WriteFile(filepath.Join(t.ArtifactDir(), "widget-init-limited-en.png"), b, 0o644)
 }

@@ -36,13 +36,7 @@ func TestScreenshots(t *testing.T) {
 		shot := func(name string) {
 			t.Helper()
 			file := "widget-" + name + "-" + lang + ".png"
-			// The launcher while closed, the header while open: both in
-			// the agent's colour.
-			g := eval[shotGeometry](p, geometryJS(false, `(probe => {
-				const la = `+W+`.querySelector('.la'), hd = `+W+`.querySelector('.hd');
-				return la.hidden ? [probe('the header', hd, hd.getBoundingClientRect().width / 2, 3, 'backgroundColor')]
-					: [probe('the launcher', la, 6, la.getBoundingClientRect().height / 2, 'backgroundColor')];
-			})(`+probeJS+`)`))
+			g := eval[shotGeometry](p, geometryJS(false, widgetProbes))
 			// The open animation is off (reduced motion), so the frame is final.
 			b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
 			if err != nil {

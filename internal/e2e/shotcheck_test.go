@@ -54,6 +54,23 @@ const probeJS = `((what, el, dx, dy, prop) => {
 		color: getComputedStyle(el)[prop]};
 })`
 
+// widgetProbes: the launcher while the panel is closed, the panel's header
+// while it is open; both have the agent's colour.
+const widgetProbes = `(probe => {
+	const la = ` + W + `.querySelector('.la'), hd = ` + W + `.querySelector('.hd');
+	return la.hidden ? [probe('the header', hd, hd.getBoundingClientRect().width / 2, 3, 'backgroundColor')]
+		: [probe('the launcher', la, 6, la.getBoundingClientRect().height / 2, 'backgroundColor')];
+})(` + probeJS + `)`
+
+// dashboardProbes: the header's background, and the accent under the
+// current page's link, or the main button where no link is current (the
+// sign-in page).
+const dashboardProbes = `(probe => [
+	probe('the header', document.querySelector('header.top'), 3, 3, 'backgroundColor'),
+	probe("the current page's underline", document.querySelector('header nav a[aria-current="page"]'), 8, -1, 'borderBottomColor'),
+	document.querySelector('header nav a[aria-current="page"]') ? null : probe('the button', document.querySelector('main button'), 4, 12, 'backgroundColor'),
+].filter(Boolean))(` + probeJS + `)`
+
 // checkShot decodes a screenshot and compares it with the geometry the
 // page reported for it just before the capture.
 func checkShot(t *testing.T, name string, b []byte, g shotGeometry) {

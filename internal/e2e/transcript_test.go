@@ -91,12 +91,14 @@ func TestDashboardOlderMessages(t *testing.T) {
 func shot(t *testing.T, p *page, name string) {
 	t.Helper()
 	eval[bool](p, `(window.scrollTo(0, 0), true)`)
+	file := "dashboard-" + name + ".png"
+	g := eval[shotGeometry](p, geometryJS(false, dashboardProbes))
 	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkShot(t, file, b, g)
 	b = recompress(t, b)
-	file := "dashboard-" + name + ".png"
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), file), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
