@@ -15,6 +15,7 @@ import (
 	"parley/internal/secret"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 )
 
 // The service-level tests drive Service directly on a real SQLite store in
@@ -151,7 +152,7 @@ var start = time.Date(2025, time.March, 10, 12, 0, 0, 0, time.UTC)
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"parley/internal/server"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 	"parley/internal/widgetapi"
 )
 
@@ -64,7 +65,7 @@ func newStack(t *testing.T) *stack { return newStackCapped(t, 0) }
 func newStackCapped(t *testing.T, maxMessages int) *stack {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}
