@@ -134,6 +134,7 @@ func signIn(p *page, base, email string) {
 }
 
 func TestDashboardOperatorFlow(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	p := newPage(t, 90*time.Second)
@@ -180,6 +181,7 @@ func TestDashboardOperatorFlow(t *testing.T) {
 }
 
 func TestDashboardTakeoverRace(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	v := s.visitor("en")
@@ -218,6 +220,7 @@ func TestDashboardTakeoverRace(t *testing.T) {
 // Romanian and Russian; PARLEY_UPDATE_SCREENSHOTS=1 also writes them to
 // docs/screenshots.
 func TestDashboardScreenshots(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	for _, text := range []string{"What are your opening hours?", "Talk to a human"} {
@@ -235,24 +238,8 @@ func TestDashboardScreenshots(t *testing.T) {
 	p.do(chromedp.EmulateViewport(1280, 900))
 	shot := func(name string) {
 		t.Helper()
-		// A page that is still being laid out has no size yet; on a busy
-		// machine that takes a moment, so settle first and retry briefly.
-		settle(p, "a laid-out page", `document.readyState == 'complete' && document.body && document.body.scrollWidth > 0`)
-		g := eval[shotGeometry](p, geometryJS(true, dashboardProbes))
-		var b []byte
-		var err error
-		for range 5 {
-			if b, err = chromedp.Run(p.ctx, chromedp.FullScreenshot(100)); err == nil { // 100: PNG
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
 		file := "dashboard-" + name + ".png"
-		checkShot(t, file, b, g)
-		b = recompress(t, b)
+		b := recompress(t, capture(p, file, true, dashboardProbes))
 		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

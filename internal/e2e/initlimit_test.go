@@ -20,6 +20,7 @@ const tLater = "Too many new chats from your network right now. Please try again
 // wait it out with the panel open, but says at once to try later, and
 // offers Retry.
 func TestInitLimitInTheWidget(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	ctx := context.Background()
@@ -57,11 +58,6 @@ func TestInitLimitInTheWidget(t *testing.T) {
 	p.checkConsole(failedLoads)
 	// For a person to look at (kept with go test -artifacts), checked
 	// like the others.
-	g := eval[shotGeometry](p, geometryJS(false, widgetProbes))
-	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkShot(t, "widget-init-limited-en.png", b, g)
+	b := capture(p, "widget-init-limited-en.png", false, widgetProbes)
 	_ = os.WriteFile(filepath.Join(t.ArtifactDir(), "widget-init-limited-en.png"), b, 0o644)
 }

@@ -6,7 +6,11 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"reflect"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // A screenshot is checked, not only written: it must decode as a PNG of
@@ -70,6 +74,37 @@ const dashboardProbes = `(probe => [
 	probe("the current page's underline", document.querySelector('header nav a[aria-current="page"]'), 8, -1, 'borderBottomColor'),
 	document.querySelector('header nav a[aria-current="page"]') ? null : probe('the button', document.querySelector('main button'), 4, 12, 'backgroundColor'),
 ].filter(Boolean))(` + probeJS + `)`
+
+// capture waits for the page to be loaded, stylesheets included, then
+// takes a screenshot of the viewport, or of the whole document (full),
+// between two readings of the page's geometry, and checks it against
+// them. A page that changed meanwhile (still being laid out on a busy
+// machine) is taken again, up to five times.
+func capture(p *page, name string, full bool, probes string) []byte {
+	p.t.Helper()
+	settle(p, "a loaded page", `document.readyState == 'complete' && document.body && document.body.scrollWidth > 0`)
+	js := geometryJS(full, probes)
+	var b []byte
+	var g shotGeometry
+	for attempt := 1; ; attempt++ {
+		g = eval[shotGeometry](p, js)
+		var err error
+		if full {
+			b, err = chromedp.Run(p.ctx, chromedp.FullScreenshot(100)) // 100: PNG
+		} else {
+			b, err = chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		}
+		if err == nil && reflect.DeepEqual(eval[shotGeometry](p, js), g) {
+			break
+		}
+		if attempt == 5 {
+			p.t.Fatalf("%s: the page did not hold still for a screenshot (%v)", name, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	checkShot(p.t, name, b, g)
+	return b
+}
 
 // checkShot decodes a screenshot and compares it with the geometry the
 // page reported for it just before the capture.

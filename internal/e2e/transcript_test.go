@@ -23,6 +23,7 @@ import (
 // to the older messages; a message arriving live then joins the newest
 // without dropping what was loaded.
 func TestDashboardOlderMessages(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	v := s.visitor("en")
@@ -92,13 +93,7 @@ func shot(t *testing.T, p *page, name string) {
 	t.Helper()
 	eval[bool](p, `(window.scrollTo(0, 0), true)`)
 	file := "dashboard-" + name + ".png"
-	g := eval[shotGeometry](p, geometryJS(false, dashboardProbes))
-	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkShot(t, file, b, g)
-	b = recompress(t, b)
+	b := recompress(t, capture(p, file, false, dashboardProbes))
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), file), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
