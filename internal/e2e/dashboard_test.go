@@ -142,7 +142,12 @@ func TestDashboardOperatorFlow(t *testing.T) {
 
 	// A conversation arrives while the inbox is open.
 	settle(p, "the live stream", `document.querySelector('#inbox')`)
-	time.Sleep(300 * time.Millisecond) // let the EventSource connect; only ordering depends on it
+	// The stream listens once the inbox's account has a waiter.
+	for deadline := time.Now().Add(10 * time.Second); s.hub.Len() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the inbox's live stream never subscribed")
+		}
+	}
 	v := s.visitor("en")
 	v.say("What are your opening hours?")
 	settle(p, "the new conversation in the inbox", `!!document.querySelector('#inbox tr[data-id="`+v.conv+`"]')`)

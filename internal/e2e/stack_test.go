@@ -40,6 +40,7 @@ type stack struct {
 	token  string            // the account's API token
 	keys   map[string]string // widget key by agent: "en", "ru"
 	faults *faults
+	hub    *notify.Hub // tells when the dashboard's live stream listens
 }
 
 // agents are the tests' chatbots. The knowledge-base agent answers the
@@ -93,6 +94,7 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	kb := agent.NewKB(st, agent.KBOptions{})
 	t.Cleanup(kb.Stop)
 	hub := notify.NewHub()
+	s.hub = hub
 	// The agents' limits on new conversations apply only where a test's
 	// agent config sets them (the instance defaults are off): a test
 	// session starts more conversations from one address than a visitor.
