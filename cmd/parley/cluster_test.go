@@ -105,10 +105,16 @@ func startProc(t *testing.T, bin string, env []string) *proc {
 	return nil
 }
 
+// visitorNet is this run's second octet of the visitors' addresses. The
+// rate limit counts per address in Redis for a minute, in one of 15
+// databases picked at random (redisURL): another run in the same minute
+// that picked the same database must not find its counts spent.
+var visitorNet = byte(1 + rand.IntN(254))
+
 // from returns a client whose connections come from a loopback address of
-// its own (127.0.2.n), as a distinct visitor's would.
+// its own (127.visitorNet.2.n), as a distinct visitor's would.
 func from(n int) *http.Client {
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(n))}}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, visitorNet, 2, byte(n))}}
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
 }
 
