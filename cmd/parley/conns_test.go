@@ -66,6 +66,7 @@ func wantCut(t *testing.T, c *rawConn, what string) {
 // Idle connections from one address past PARLEY_MAX_CONNS_PER_IP: its oldest
 // is closed, and another client is served.
 func TestServeCapsConnectionsPerIP(t *testing.T) {
+	t.Parallel()
 	inst := start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_MAX_CONNS_PER_IP": "2"})
 	first, second, third := dialFrom(t, inst, "127.0.0.51"), dialFrom(t, inst, "127.0.0.51"), dialFrom(t, inst, "127.0.0.51")
 	// Answered, so accepted: the oldest idle one made room for it before.
@@ -78,6 +79,7 @@ func TestServeCapsConnectionsPerIP(t *testing.T) {
 // Connections that sent nothing fill PARLEY_MAX_CONNS: a new /healthz is
 // answered, the oldest idle connection having been closed for it.
 func TestServeHealthzWithTheBudgetFull(t *testing.T) {
+	t.Parallel()
 	inst := start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_MAX_CONNS": "5"})
 	var silent []*rawConn
 	for i := range 4 { // pressure from 4 of 5

@@ -24,6 +24,7 @@ func noEnv(string) string { return "" }
 // prints the demo page, the widget key and how to get in, but neither the
 // password nor the API token; the way in it names works. Sign-up is off.
 func TestFirstStartWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "p.db")
 	a := start(t, db, nil)
 	out := a.stdout.String()
@@ -68,6 +69,7 @@ func TestFirstStartWithoutTerminal(t *testing.T) {
 
 // The start lines show URLs without their secrets.
 func TestStartLogHidesURLSecrets(t *testing.T) {
+	t.Parallel()
 	a := start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{
 		"PARLEY_DEMO": "false", "PARLEY_LLM_MODEL": "m",
 		"PARLEY_LLM_BASE_URL": "http://user:S3cretPW@127.0.0.1:9/v1?api_key=S3cretPW",
@@ -81,6 +83,7 @@ func TestStartLogHidesURLSecrets(t *testing.T) {
 // A mistake on the command line says what is wrong, not every flag with
 // its value from the environment.
 func TestBadFlagShowsNoSecrets(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PARLEY_LLM_API_KEY": "sk-S3cretPW", "PARLEY_DB": "postgres://u:S3cretPW@127.0.0.1:1/x"}
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--no-such-flag"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
@@ -93,6 +96,7 @@ func TestBadFlagShowsNoSecrets(t *testing.T) {
 // Every way of asking for help prints the commands or the flags on stdout
 // and exits 0; never a value from the environment.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PARLEY_LLM_API_KEY": "sk-S3cretPW"}
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"serve", "--help"}, {"serve", "-h"}} {
 		var stdout, stderr bytes.Buffer
@@ -132,6 +136,7 @@ func TestHelp(t *testing.T) {
 // --password-stdin reads one line (a script pipes it in; nothing shows in
 // ps or shell history); the rule for new passwords holds on every path.
 func TestAccountPasswordFromStdin(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "p.db")
 	cmd := func(stdin string, args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
@@ -185,6 +190,7 @@ func TestAccountPasswordFromStdin(t *testing.T) {
 // Without a password flag on a terminal, the command asks twice, without
 // echo.
 func TestAccountPasswordPrompt(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "p.db")
 	ptm, tty := openPTY(t)
 	prompts := &syncBuffer{}

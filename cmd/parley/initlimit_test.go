@@ -50,6 +50,7 @@ func TestInitLimitDefaults(t *testing.T) {
 // Two instances on one PostgreSQL and one Redis share the counts: 30 from
 // one address in all, whichever instance each init reaches.
 func TestInitLimitSharedThroughRedis(t *testing.T) {
+	t.Parallel()
 	db, rdb := postgresURL(t), redisURL(t)
 	env := map[string]string{"PARLEY_TRUSTED_PROXIES": "127.0.0.1/32", "PARLEY_RATE_LIMIT": "0", "PARLEY_REDIS_URL": rdb}
 	a := start(t, db, env)

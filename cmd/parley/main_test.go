@@ -146,6 +146,7 @@ func field(t *testing.T, out, label string) string {
 
 // A person's first start, on a terminal: the demo and its credentials.
 func TestFirstStartDemoAndRestartPersistence(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "data", "parley.db") // the directory does not exist yet
 	a := startOnTerminal(t, db, nil)
 	out := a.stdout.String()
@@ -211,6 +212,7 @@ func TestFirstStartDemoAndRestartPersistence(t *testing.T) {
 }
 
 func TestDemoOff(t *testing.T) {
+	t.Parallel()
 	a := start(t, filepath.Join(t.TempDir(), "p.db"), map[string]string{"PARLEY_DEMO": "false"})
 	if strings.Contains(a.stdout.String(), "Widget key") {
 		t.Fatalf("PARLEY_DEMO=false still created a demo:\n%s", a.stdout.String())
@@ -218,6 +220,7 @@ func TestDemoOff(t *testing.T) {
 }
 
 func TestLongPollEndsAtShutdown(t *testing.T) {
+	t.Parallel()
 	a := start(t, filepath.Join(t.TempDir(), "p.db"), nil)
 	key := field(t, a.stdout.String(), "Widget key")
 	_, init := post(t, a.base+"/api/widget/init", "", map[string]any{"key": key})
@@ -226,7 +229,7 @@ func TestLongPollEndsAtShutdown(t *testing.T) {
 		s, _ := get(t, a.base+"/api/widget/poll?wait=30&key="+key+"&conversation_id="+init["conversation_id"].(string), "")
 		done <- s
 	}()
-	time.Sleep(100 * time.Millisecond) // let the poll park; only ordering depends on it
+	waitForParkedPolls(t, a.base, 1)
 	if err := a.stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
@@ -236,6 +239,7 @@ func TestLongPollEndsAtShutdown(t *testing.T) {
 }
 
 func TestAccountCLI(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "p.db")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"account", "create", "--db", db, "--email", "Owner@Example.com",
@@ -304,6 +308,7 @@ func TestAccountCLI(t *testing.T) {
 }
 
 func TestVersionAndBadFlags(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"version"}, func(string) string { return "" }, nil, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "parley ") {
 		t.Fatalf("version: %d %q", code, out.String())

@@ -17,6 +17,7 @@ func TestNULIsA400OnSQLite(t *testing.T) {
 }
 
 func TestNULIsA400OnPostgres(t *testing.T) {
+	t.Parallel()
 	checkNUL(t, startOnTerminal(t, postgresURL(t), map[string]string{"PARLEY_SIGNUP": "true"}))
 }
 

@@ -40,6 +40,7 @@ func postgresURL(t *testing.T) string {
 
 // The whole program on PostgreSQL: the demo, a chat, a restart.
 func TestServeOnPostgres(t *testing.T) {
+	t.Parallel()
 	db := postgresURL(t)
 	a := startOnTerminal(t, db, nil)
 	key, token := field(t, a.stdout.String(), "Widget key"), field(t, a.stdout.String(), "API token")
@@ -68,6 +69,7 @@ func TestServeOnPostgres(t *testing.T) {
 // logged db="postgres://postgres:S3cretPW@…"). The local server trusts
 // any password.
 func TestStartLogHidesTheDatabasePassword(t *testing.T) {
+	t.Parallel()
 	u, err := url.Parse(postgresURL(t))
 	if err != nil {
 		t.Fatal(err)

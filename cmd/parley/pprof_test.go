@@ -11,6 +11,7 @@ import (
 // TestPprof: PARLEY_PPROF_ADDR serves Go's profiler on its own loopback
 // listener, and the public listener never does.
 func TestPprof(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -213,6 +213,7 @@ func agMustNotContain(t *testing.T, what, body string, bad ...string) {
 }
 
 func TestAgentsListAndCreate(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	p := e.get("/agents")
 	if p.status != http.StatusOK {
@@ -263,6 +264,7 @@ func TestAgentsListAndCreate(t *testing.T) {
 }
 
 func TestAgentEmbedBaseURL(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	a, key := e.newAgent(e.owner.AccountID, "Helper")
 	want := func(what, base string) {
@@ -281,6 +283,7 @@ func TestAgentEmbedBaseURL(t *testing.T) {
 }
 
 func TestAgentSettingsRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
 	ctx := context.Background()
@@ -405,6 +408,7 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 }
 
 func TestAgentKeyRotationAndActivation(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	a, oldKey := e.newAgent(e.owner.AccountID, "Helper")
 	p := e.post("/agents/"+a.ID+"/keys", nil)
@@ -454,6 +458,7 @@ func TestAgentKeyRotationAndActivation(t *testing.T) {
 }
 
 func TestAgentKnowledge(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
 	base := "/agents/" + a.ID + "/knowledge"
@@ -561,6 +566,7 @@ func TestAgentKnowledge(t *testing.T) {
 }
 
 func TestAgentsOwnersOnly(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	a, key := e.newAgent(e.owner.AccountID, "Helper")
 	op, err := e.st.CreateUser(context.Background(), store.NewUser{AccountID: e.owner.AccountID, Email: "op@example.com", Name: "Op", PasswordHash: "x", Role: domain.UserOperator})
@@ -594,6 +600,7 @@ func TestAgentsOwnersOnly(t *testing.T) {
 }
 
 func TestAgentsOfAnotherAccount(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	other, _ := e.account("other@example.com")
 	a, key := e.newAgent(other.AccountID, "Theirs")
@@ -626,6 +633,7 @@ func TestAgentsOfAnotherAccount(t *testing.T) {
 }
 
 func TestAgentPagesEscapeHTML(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	evil := `<script>alert(1)</script>`
 	p := e.post("/agents", url.Values{"name": {evil}})

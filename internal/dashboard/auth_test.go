@@ -11,6 +11,7 @@ import (
 )
 
 func TestSignIn(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	b := td.browser()
 	if p := b.get("/"); p.status != http.StatusSeeOther || p.location != "/signin" {
@@ -62,6 +63,7 @@ func TestSignIn(t *testing.T) {
 // must wait even the right password is refused (no guess is checked), and
 // after the wait it goes through.
 func TestSignInWaitsGrow(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	now := time.Date(2026, 3, 20, 10, 1, 0, 0, time.UTC)
 	td.d.Now = func() time.Time { return now }
@@ -97,6 +99,7 @@ func TestSignInWaitsGrow(t *testing.T) {
 }
 
 func TestSignUp(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	b := td.browser()
 	for _, tt := range []struct {
@@ -135,6 +138,7 @@ func TestSignUp(t *testing.T) {
 }
 
 func TestChangePassword(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	here, elsewhere := td.signedIn(td.owner), td.signedIn(td.owner)
 	if p := here.post("/account/password", url.Values{"current": {"wrong"}, "new": {"a new passphrase"}}); p.status != 400 {
@@ -170,6 +174,7 @@ func TestChangePassword(t *testing.T) {
 }
 
 func TestLanguage(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	b := td.browser()
 	req, _ := http.NewRequest("GET", td.srv.URL+"/signin", nil)

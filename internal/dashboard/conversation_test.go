@@ -31,6 +31,7 @@ func (td *testDash) visit(text string) string {
 }
 
 func TestInbox(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	first := td.visit("What are your opening hours?")
 	second := td.visit(`<script>alert("x")</script> Talk to a human`)
@@ -86,6 +87,7 @@ func contains(xs []string, x string) bool {
 }
 
 func TestInboxPages(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	for range 53 {
 		td.visit("")
@@ -107,6 +109,7 @@ func TestInboxPages(t *testing.T) {
 }
 
 func TestConversationTakeOverReplyRelease(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	conv := td.visit("What are your opening hours?")
 	op := td.newUser("op@example.com", "Oleg", td.owner.AccountID)
@@ -149,6 +152,7 @@ func TestConversationTakeOverReplyRelease(t *testing.T) {
 }
 
 func TestReplyTakesOver(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	conv := td.visit("hi")
 	b := td.signedIn(td.owner)
@@ -160,6 +164,7 @@ func TestReplyTakesOver(t *testing.T) {
 }
 
 func TestTwoOperatorsRaceToTakeOver(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	conv := td.visit("hi")
 	a := td.signedIn(td.owner)
@@ -191,6 +196,7 @@ func TestTwoOperatorsRaceToTakeOver(t *testing.T) {
 }
 
 func TestOtherAccountsConversationIsNotFound(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	conv := td.visit("hi")
 	stranger := td.signedIn(td.newUser("other@example.com", "Other", ""))
@@ -211,6 +217,7 @@ func TestOtherAccountsConversationIsNotFound(t *testing.T) {
 }
 
 func TestEventsStream(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	b := td.signedIn(td.owner)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -237,6 +244,7 @@ func TestEventsStream(t *testing.T) {
 }
 
 func TestEventsNeedASession(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, allRoutes)
 	if p := td.browser().get("/events"); p.status != http.StatusUnauthorized {
 		t.Fatalf("anonymous events: %d", p.status)

@@ -17,6 +17,7 @@ import (
 // 400 that says where it leads and why, in the page's language; what was
 // typed stays in the form and nothing is saved.
 func TestAgentSettingsRefusePrivateEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newAgEnv(t)
 	e.d.AgentAdmin = e.admin(llm.New(llm.Config{}, llm.Deps{}).CheckAgentConfig) // the instance's defaults
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
@@ -72,6 +73,7 @@ func TestAgentSettingsRefusePrivateEndpoint(t *testing.T) {
 
 // Every kind of address the guard refuses has its words in every language.
 func TestRefusedClassesTranslated(t *testing.T) {
+	t.Parallel()
 	for _, c := range outbound.Classes {
 		key := "outbound." + c.Key()
 		if !i18n.Has(key) {

@@ -22,6 +22,7 @@ import (
 	"parley/internal/secret"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 )
 
 // testDash is a dashboard on a fresh SQLite store behind a real HTTP
@@ -43,7 +44,7 @@ type testDash struct {
 func newTestDash(t testing.TB, routes func(mux *http.ServeMux, d *Dashboard)) *testDash {
 	t.Helper()
 	ctx := context.Background()
-	path := t.TempDir() + "/p.db"
+	path := sqlitetest.Path(t)
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

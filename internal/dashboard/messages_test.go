@@ -13,6 +13,7 @@ import (
 // Every key a template translates exists in the catalogues; that every
 // key has every language is web/i18n's test.
 func TestTemplatesUseKnownMessages(t *testing.T) {
+	t.Parallel()
 	use := regexp.MustCompile(`t \$?\.Lang "([a-z0-9_.]+)"`)
 	err := fs.WalkDir(dashweb.FS, "templates", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -35,6 +36,7 @@ func TestTemplatesUseKnownMessages(t *testing.T) {
 }
 
 func TestLanguageFromAcceptLanguage(t *testing.T) {
+	t.Parallel()
 	for header, want := range map[string]string{
 		"":                        "en",
 		"ro":                      "ro",

@@ -50,6 +50,7 @@ func (td *testDash) withSession(u domain.User) *browser {
 }
 
 func TestTeamIsForOwners(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	op := td.newUser("op@example.com", "Oleg Operator", td.owner.AccountID)
 	owner, operator := td.withSession(td.owner), td.withSession(op)
@@ -105,6 +106,7 @@ func TestTeamIsForOwners(t *testing.T) {
 }
 
 func TestInviteOperator(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	ctx := context.Background()
 	owner := td.withSession(td.owner)
@@ -159,6 +161,7 @@ func TestInviteOperator(t *testing.T) {
 }
 
 func TestRemoveMember(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	ctx := context.Background()
 	op := td.newUser("op@example.com", "Oleg", td.owner.AccountID)
@@ -218,6 +221,7 @@ func TestRemoveMember(t *testing.T) {
 // meanwhile (two owners removing each other at once); the store refuses
 // and the page says why.
 func TestRemoveLastOwner(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	gone := domain.User{ID: "usr_gone", AccountID: td.owner.AccountID, Role: domain.UserOwner, Email: "gone@example.com"}
 	r := httptest.NewRequest("POST", "/team/members/"+td.owner.ID+"/delete", nil)
@@ -236,6 +240,7 @@ func TestRemoveLastOwner(t *testing.T) {
 var newTokenField = regexp.MustCompile(`<input id="new-token"[^>]* value="(pt_[a-z2-7]+)"`)
 
 func TestAPITokens(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	ctx := context.Background()
 	owner := td.withSession(td.owner)
@@ -300,6 +305,7 @@ func TestAPITokens(t *testing.T) {
 }
 
 func TestTeamEscapesNames(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	owner := td.withSession(td.owner)
 	hostile := `<script>alert(1)</script>"><img src=x onerror=alert(2)>`

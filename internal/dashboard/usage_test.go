@@ -43,6 +43,7 @@ func usageText(body string) string {
 }
 
 func TestUsageWarnings(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	td.d.Now = func() time.Time { return usageNow }
 	owner := td.withSession(td.owner)
@@ -123,6 +124,7 @@ func TestUsageWarnings(t *testing.T) {
 }
 
 func TestUsageChart(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	td.d.Now = func() time.Time { return usageNow }
 	td.conversations(2, usageNow.AddDate(0, 0, -30)) // before the chart
@@ -164,6 +166,7 @@ func TestUsageChart(t *testing.T) {
 }
 
 func TestBarChartGeometry(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var days []domain.DayCount
 	for i := range 30 {
@@ -205,6 +208,7 @@ func TestBarChartGeometry(t *testing.T) {
 }
 
 func TestUsageFigures(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name            string
 		l               domain.Limits
@@ -241,6 +245,7 @@ func TestUsageFigures(t *testing.T) {
 }
 
 func TestUsageInOtherLanguages(t *testing.T) {
+	t.Parallel()
 	td := newTestDash(t, usageTeamRoutes)
 	td.d.Now = func() time.Time { return usageNow }
 	td.setLimits(domain.Limits{MonthlyConversations: 2})

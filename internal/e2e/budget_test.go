@@ -98,6 +98,7 @@ func (n *netlog) to(origin string) []request {
 func (n *netlog) all() []request { return n.to("") }
 
 func TestBudgets(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	p := newPage(t, 60*time.Second)
@@ -162,7 +163,7 @@ func TestBudgets(t *testing.T) {
 // script that only reads localStorage once, the part of the loader's work
 // that is the browser's. It logs the numbers for docs/benchmarks.md. The
 // budget is 5 ms; timings on a shared machine vary, so only ten times that
-// fails.
+// fails. Not parallel: it measures, so it runs while no other test does.
 func TestMainThread(t *testing.T) {
 	s := newStack(t)
 	h := newHost(t, s)

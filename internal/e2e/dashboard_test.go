@@ -134,6 +134,7 @@ func signIn(p *page, base, email string) {
 }
 
 func TestDashboardOperatorFlow(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	p := newPage(t, 90*time.Second)
@@ -141,7 +142,12 @@ func TestDashboardOperatorFlow(t *testing.T) {
 
 	// A conversation arrives while the inbox is open.
 	settle(p, "the live stream", `document.querySelector('#inbox')`)
-	time.Sleep(300 * time.Millisecond) // let the EventSource connect; only ordering depends on it
+	// The stream listens once the inbox's account has a waiter.
+	for deadline := time.Now().Add(10 * time.Second); s.hub.Len() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the inbox's live stream never subscribed")
+		}
+	}
 	v := s.visitor("en")
 	v.say("What are your opening hours?")
 	settle(p, "the new conversation in the inbox", `!!document.querySelector('#inbox tr[data-id="`+v.conv+`"]')`)
@@ -180,6 +186,7 @@ func TestDashboardOperatorFlow(t *testing.T) {
 }
 
 func TestDashboardTakeoverRace(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	v := s.visitor("en")
@@ -218,6 +225,7 @@ func TestDashboardTakeoverRace(t *testing.T) {
 // Romanian and Russian; PARLEY_UPDATE_SCREENSHOTS=1 also writes them to
 // docs/screenshots.
 func TestDashboardScreenshots(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	for _, text := range []string{"What are your opening hours?", "Talk to a human"} {
@@ -235,22 +243,8 @@ func TestDashboardScreenshots(t *testing.T) {
 	p.do(chromedp.EmulateViewport(1280, 900))
 	shot := func(name string) {
 		t.Helper()
-		// A page that is still being laid out has no size yet; on a busy
-		// machine that takes a moment, so settle first and retry briefly.
-		settle(p, "a laid-out page", `document.readyState == 'complete' && document.body && document.body.scrollWidth > 0`)
-		var b []byte
-		var err error
-		for range 5 {
-			if b, err = chromedp.Run(p.ctx, chromedp.FullScreenshot(100)); err == nil { // 100: PNG
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = recompress(t, b)
 		file := "dashboard-" + name + ".png"
+		b := recompress(t, capture(p, file, true, dashboardProbes))
 		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

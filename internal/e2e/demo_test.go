@@ -12,6 +12,7 @@ import (
 // works in Chromium: it loads, opens, answers, and the console shows no
 // CSP violation. The page's favicon loads too.
 func TestDemoUnderCSP(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	res, err := http.Get(s.srv.URL + "/demo")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // browser: the settings form comes back with the reason at the top, what
 // was typed kept, and nothing saved.
 func TestDashboardRefusesPrivateLLMEndpoint(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	owner, _ := dashboardUsers(t, s)
 	agents, err := s.store.Agents(context.Background(), owner.AccountID)
@@ -42,10 +43,7 @@ func TestDashboardRefusesPrivateLLMEndpoint(t *testing.T) {
 	if typed := eval[string](p, `document.querySelector('#base-url').value`); typed != "http://127.0.0.1:9100/v1" {
 		t.Errorf("the form lost what was typed: %q", typed)
 	}
-	b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := capture(p, "dashboard-agent-endpoint-refused-en.png", true, dashboardProbes)
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "dashboard-agent-endpoint-refused-en.png"), recompress(t, b), 0o644); err != nil {
 		t.Fatal(err)
 	}

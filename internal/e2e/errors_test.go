@@ -59,6 +59,7 @@ func clickRetry(p *page) {
 const unsent = W + `.querySelectorAll('.m.u.f')`
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	answered := W + `.querySelectorAll('.m.a').length == 2`
@@ -230,6 +231,7 @@ func TestErrors(t *testing.T) {
 
 // TestOptions covers the script tag's attributes and the JS API.
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 
@@ -303,6 +305,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // for: the panel fills the screen, nothing needs horizontal scrolling, and
 // with reduced motion asked for, nothing is animated.
 func TestSmallScreen(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	p := newPage(t, 60*time.Second)

@@ -20,6 +20,7 @@ const tLater = "Too many new chats from your network right now. Please try again
 // wait it out with the panel open, but says at once to try later, and
 // offers Retry.
 func TestInitLimitInTheWidget(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	ctx := context.Background()
@@ -55,8 +56,8 @@ func TestInitLimitInTheWidget(t *testing.T) {
 		t.Errorf("%d agent messages shown without a conversation", n)
 	}
 	p.checkConsole(failedLoads)
-	// For a person to look at (kept with go test -artifacts).
-	if b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot()); err == nil {
-		_ = os.WriteFile(filepath.Join(t.ArtifactDir(), "widget-init-limited-en.png"), b, 0o644)
-	}
+	// For a person to look at (kept with go test -artifacts), checked
+	// like the others.
+	b := capture(p, "widget-init-limited-en.png", false, widgetProbes)
+	_ = os.WriteFile(filepath.Join(t.ArtifactDir(), "widget-init-limited-en.png"), b, 0o644)
 }

@@ -14,6 +14,7 @@ import (
 // new conversation. A conversation an operator was answering says the
 // assistant answers again.
 func TestFullConversation(t *testing.T) {
+	t.Parallel()
 	s := newStackCapped(t, 4)
 	h := newHost(t, s)
 	p := newPage(t, 90*time.Second)

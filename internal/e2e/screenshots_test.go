@@ -19,9 +19,11 @@ const screenshotDocs = "../../docs/screenshots"
 
 // TestScreenshots takes the widget closed and open, on a desktop and on a
 // phone, in English and Russian, into the test's artifact directory (kept
-// with go test -artifacts). A person looks at them; the test only checks
-// that they were taken.
+// with go test -artifacts). A person looks at them; the test checks each
+// is the viewport's size and shows the agent's colour (#0f766e) where the
+// launcher or the panel's header is.
 func TestScreenshots(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	dir := t.ArtifactDir()
@@ -34,13 +36,13 @@ func TestScreenshots(t *testing.T) {
 		p := newPage(t, 90*time.Second)
 		shot := func(name string) {
 			t.Helper()
+			file := "widget-" + name + "-" + lang + ".png"
 			// The open animation is off (reduced motion), so the frame is final.
-			b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-			if err != nil {
-				t.Fatal(err)
+			b := capture(p, file, false, widgetProbes)
+			if c := eval[string](p, `getComputedStyle(`+W+`.querySelector('.la').hidden ? `+W+`.querySelector('.hd') : `+W+`.querySelector('.la')).backgroundColor`); c != "rgb(15, 118, 110)" {
+				t.Errorf("%s: the launcher or header is %s, want the agent's colour #0f766e", file, c)
 			}
 			b = recompress(t, b)
-			file := "widget-" + name + "-" + lang + ".png"
 			if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 				t.Fatal(err)
 			}

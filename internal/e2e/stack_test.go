@@ -28,6 +28,7 @@ import (
 	"parley/internal/server"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 	"parley/internal/widgetapi"
 )
 
@@ -40,6 +41,7 @@ type stack struct {
 	token  string            // the account's API token
 	keys   map[string]string // widget key by agent: "en", "ru"
 	faults *faults
+	hub    *notify.Hub // tells when the dashboard's live stream listens
 }
 
 // agents are the tests' chatbots. The knowledge-base agent answers the
@@ -65,7 +67,7 @@ func newStack(t *testing.T) *stack { return newStackCapped(t, 0) }
 func newStackCapped(t *testing.T, maxMessages int) *stack {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +95,7 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	kb := agent.NewKB(st, agent.KBOptions{})
 	t.Cleanup(kb.Stop)
 	hub := notify.NewHub()
+	s.hub = hub
 	// The agents' limits on new conversations apply only where a test's
 	// agent config sets them (the instance defaults are off): a test
 	// session starts more conversations from one address than a visitor.

@@ -23,6 +23,7 @@ import (
 // to the older messages; a message arriving live then joins the newest
 // without dropping what was loaded.
 func TestDashboardOlderMessages(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	dashboardUsers(t, s)
 	v := s.visitor("en")
@@ -91,12 +92,8 @@ func TestDashboardOlderMessages(t *testing.T) {
 func shot(t *testing.T, p *page, name string) {
 	t.Helper()
 	eval[bool](p, `(window.scrollTo(0, 0), true)`)
-	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = recompress(t, b)
 	file := "dashboard-" + name + ".png"
+	b := recompress(t, capture(p, file, false, dashboardProbes))
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), file), b, 0o644); err != nil {
 		t.Fatal(err)
 	}

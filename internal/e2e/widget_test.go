@@ -17,6 +17,7 @@ const hostile = `<img src=x onerror=alert(1)><b>bold</b>`
 // takes over and answers, everyone's HTML stays text, a reload continues the
 // conversation, and the page is left as it was.
 func TestConversation(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	h := newHost(t, s)
 	p := newPage(t, 90*time.Second)

@@ -72,16 +72,38 @@ func TestWordMemoBound(t *testing.T) {
 	}
 }
 
-// Searches share one index and its memo (run with -race).
+// Searches share one index and its memo: run at once from many
+// goroutines, each gets the hits it gets alone with the memo empty (and
+// -race checks the sharing itself).
 func TestWordMemoConcurrent(t *testing.T) {
+	t.Parallel()
 	ix := Build(testEntries)
+	langs := []string{"en", "ro", "ru"}
+	want := map[string][]Hit{} // lang + query → hits
+	for _, lang := range langs {
+		li := ix.langIndex(lang)
+		for _, q := range memoQueries {
+			li.memo = wordMemo{}
+			want[lang+q] = ix.Search(q, lang, 3)
+		}
+		li.memo = wordMemo{}
+	}
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 200 {
-				ix.Search(memoQueries[(g+i)%len(memoQueries)], "en", 3)
+				q, lang := memoQueries[(g+i)%len(memoQueries)], langs[(g+i/len(memoQueries))%len(langs)]
+				if got := ix.Search(q, lang, 3); !reflect.DeepEqual(got, want[lang+q]) {
+					t.Errorf("%q in %q from goroutine %d: %+v, alone %+v", q, lang, g, got, want[lang+q])
+					return
+				}
 			}
 		})
 	}
 	wg.Wait()
+	for _, lang := range langs {
+		if ix.langIndex(lang).memo.words == nil {
+			t.Errorf("no word remembered for %q: the memo was not shared", lang)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 // Every dashboard page needs a session: pages send anonymous visitors to
 // sign in, state changes refuse them.
 func TestDashboardNeedsASession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, path := range []string{"/inbox", "/conversations/cv_x", "/agents", "/agents/ag_x", "/usage", "/team", "/account/password"} {
 		r := e.do("GET", path, nil, nil)
@@ -26,6 +27,7 @@ func TestDashboardNeedsASession(t *testing.T) {
 // The dashboard refuses cross-origin state changes (CSRF) and carries a
 // strict Content-Security-Policy; the widget API stays open to all origins.
 func TestDashboardSecurityHeadersAndCSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.do("GET", "/signin", nil, nil)
 	csp := r.header.Get("Content-Security-Policy")

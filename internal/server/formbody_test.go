@@ -15,6 +15,7 @@ import (
 // that do not bound it themselves; the agent forms that need more (a
 // document of 100,000 characters here) still get it.
 func TestDashboardBodiesAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	acc, _ := e.newAccount("bounds@example.com", domain.Limits{MonthlyConversations: 10})
 	ag, _ := e.newAgent(acc.ID, "Bounds", `{}`)

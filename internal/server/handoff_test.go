@@ -28,6 +28,7 @@ func (e *env) waitingIDs() []string {
 }
 
 func TestVisitorAsksForAHuman(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ text, lang string }{
 		{"Talk to a human", "en"},
 		{"Vreau să vorbesc cu un om", "ro"},
@@ -65,6 +66,7 @@ func TestVisitorAsksForAHuman(t *testing.T) {
 }
 
 func TestTwoMissesAskForAHuman(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	first := e.chatText(conv, "do you repair submarines", "en")
@@ -90,6 +92,7 @@ func TestTwoMissesAskForAHuman(t *testing.T) {
 }
 
 func TestHandoffDisabled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	name := "Quiet"
 	ag, key := e.newAgent(e.account.ID, name, `{"handoff":{"enabled":false}}`)
@@ -114,6 +117,7 @@ func TestHandoffDisabled(t *testing.T) {
 }
 
 func TestCustomHandoffMessage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	_, key := e.newAgent(e.account.ID, "Custom", `{"handoff":{"message":{"ro":"Vine Ana imediat."}}}`)
 	conv := e.do("POST", "/api/widget/init", map[string]any{"key": key}, nil).str("conversation_id")

@@ -29,6 +29,7 @@ import (
 	"parley/internal/secret"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 	"parley/internal/widgetapi"
 )
 
@@ -82,7 +83,7 @@ func newEnv(t *testing.T, o envOptions) *env { return newEnvTB(t, o) }
 func newEnvTB(t testing.TB, o envOptions) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/parley.db")
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{rateLimit: 30})
 	conv, _ := e.start() // request 1 from 192.0.2.1
 	// All widget routes count together: 29 more mixed requests pass.
@@ -49,6 +50,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestRateLimitIsExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{rateLimit: 30})
 	var wg sync.WaitGroup
 	statuses := make(chan int, 100)
@@ -71,6 +73,7 @@ func TestRateLimitIsExactUnderConcurrency(t *testing.T) {
 }
 
 func TestRateLimitTrustsOnlyConfiguredProxies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{rateLimit: 2, trusted: "10.0.0.0/8"})
 	init := func(remote, xff string) int {
 		h := map[string]string{"remote": remote}
@@ -93,6 +96,7 @@ func TestRateLimitTrustsOnlyConfiguredProxies(t *testing.T) {
 }
 
 func TestQuotaIsExactUnderConcurrentInits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{limits: &domain.Limits{MonthlyConversations: 20}})
 	var wg sync.WaitGroup
 	results := make(chan response, 60)
@@ -123,6 +127,7 @@ func TestQuotaIsExactUnderConcurrentInits(t *testing.T) {
 }
 
 func TestSpendCapAndBlockedAccountsKeepChatting(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{limits: &domain.Limits{MonthlyConversations: 1, OveragePriceCents: 40, SpendCapCents: 100}})
 	first, _ := e.start()
 	e.start() // overage 40
@@ -148,6 +153,7 @@ func TestSpendCapAndBlockedAccountsKeepChatting(t *testing.T) {
 }
 
 func TestOverageOffByDefaultGivesQuota(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{limits: &domain.Limits{MonthlyConversations: 1}})
 	e.start()
 	wantError(t, e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil), 429, "quota")

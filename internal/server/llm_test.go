@@ -61,6 +61,7 @@ func (f *fakeLLM) last() map[string]any {
 }
 
 func TestLLMBackendThroughTheWidgetAPI(t *testing.T) {
+	t.Parallel()
 	fake := newFakeLLM(t)
 	e := newEnv(t, envOptions{llm: &llm.Config{BaseURL: fake.URL + "/v1", Model: "test-model", MaxRetries: -1}, aiTimeout: 300 * time.Millisecond})
 	conv, _ := e.start()
@@ -115,6 +116,7 @@ func TestLLMBackendThroughTheWidgetAPI(t *testing.T) {
 }
 
 func TestAgentWithoutLLMUsesKnowledgeBase(t *testing.T) {
+	t.Parallel()
 	fake := newFakeLLM(t)
 	fake.reply("from the LLM")
 	// No instance LLM: only an agent that names one in its config uses it.
@@ -143,6 +145,7 @@ func TestAgentWithoutLLMUsesKnowledgeBase(t *testing.T) {
 }
 
 func TestAPIKeyIsKeptAcrossConfigEdits(t *testing.T) {
+	t.Parallel()
 	// The endpoint is on loopback: saved only with private addresses allowed.
 	e := newEnv(t, envOptions{fetchAllowPrivate: true})
 	ag, _ := e.newAgent(e.account.ID, "LLM bot", `{"llm":{"base_url":"http://127.0.0.1:9/v1","model":"m","api_key":"sk-keep"}}`)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestManagementAuth(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, h := range []map[string]string{
 		nil,
@@ -31,6 +32,7 @@ func TestManagementAuth(t *testing.T) {
 }
 
 func TestAgentsAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.api("POST", "/api/v1/agents", map[string]any{
 		"chatbot_name": "  Sales  ", "config": map[string]any{"color": "#000000"},
@@ -93,6 +95,7 @@ func TestAgentsAPI(t *testing.T) {
 }
 
 func TestKeysAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	k := e.api("POST", "/api/v1/agents/"+e.agent.ID+"/keys", nil)
 	if k.status != 201 || !strings.HasPrefix(k.str("key"), "wk_") || k.body["active"] != true {
@@ -134,6 +137,7 @@ func TestKeysAPI(t *testing.T) {
 }
 
 func TestAccountsAreIsolated(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	_, otherToken := e.newAccount("other@example.com", domain.DefaultLimits)
@@ -181,6 +185,7 @@ func tickingClock() func() time.Time {
 }
 
 func TestConversationsAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{clock: tickingClock()})
 	second, secondKey := e.newAgent(e.account.ID, "Second", `{}`)
 	var ids []string
@@ -255,6 +260,7 @@ func TestConversationsAPI(t *testing.T) {
 }
 
 func TestOperatorReplyTakesOver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	r := e.api("POST", "/api/v1/conversations/"+conv+"/messages", map[string]any{"text": "Hello from a person"})
@@ -274,6 +280,7 @@ func TestOperatorReplyTakesOver(t *testing.T) {
 }
 
 func TestUsageDefaults(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{limits: &domain.DefaultLimits})
 	e.start()
 	u := e.api("GET", "/api/v1/usage", nil)

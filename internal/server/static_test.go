@@ -8,6 +8,7 @@ import (
 )
 
 func TestWidgetJS(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.do("GET", "/widget.js", nil, map[string]string{"Accept-Encoding": "gzip"})
 	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/javascript") ||
@@ -28,6 +29,7 @@ func TestWidgetJS(t *testing.T) {
 }
 
 func TestWidgetUIChunk(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for path, cache := range map[string]string{"/" + web.WidgetUIName: web.CacheImmutable, "/widget-ui.js": web.CacheShort} {
 		r := e.do("GET", path, nil, map[string]string{"Origin": "https://shop.example"})
@@ -42,6 +44,7 @@ func TestWidgetUIChunk(t *testing.T) {
 }
 
 func TestHealthzAndMetrics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{rateLimit: 1})
 	if r := e.do("GET", "/healthz", nil, nil); r.status != 200 || r.str("status") != "ok" {
 		t.Fatalf("healthz: %d %s", r.status, r.raw)
@@ -69,6 +72,7 @@ func TestHealthzAndMetrics(t *testing.T) {
 }
 
 func TestDemoAndIndexPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.do("GET", "/demo", nil, nil)
 	if r.status != 200 || !strings.Contains(string(r.raw), "No demo agent") {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.do("POST", "/api/widget/init", map[string]any{"key": e.key, "page_url": "https://shop.example/p/1"}, nil)
 	if r.status != 200 {
@@ -45,6 +46,7 @@ func TestInit(t *testing.T) {
 }
 
 func TestInitErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	inactive, _ := e.store.CreateKey(context.Background(), e.account.ID, e.agent.ID, "wk_inactive0000000000000000")
 	if _, err := e.store.SetKeyActive(context.Background(), e.account.ID, inactive.Key, false); err != nil {
@@ -82,6 +84,7 @@ func TestInitErrors(t *testing.T) {
 }
 
 func TestChatAIReply(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, visitor := e.start()
 	r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "what are your opening hours?", "visitor_id": visitor}, nil)
@@ -106,6 +109,7 @@ func TestChatAIReply(t *testing.T) {
 }
 
 func TestChatValidation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, visitor := e.start()
 	other, _ := e.newAgent(e.account.ID, "Other", `{}`)
@@ -175,6 +179,7 @@ func TestChatValidation(t *testing.T) {
 }
 
 func TestChatHandoff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	if r := e.api("POST", "/api/v1/conversations/"+conv+"/takeover", nil); r.status != 200 || r.body["changed"] != true {
@@ -224,6 +229,7 @@ func both(t *testing.T, f responderFunc, test func(t *testing.T, r agent.Respond
 }
 
 func TestChatAIFailuresKeepTheMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		responder responderFunc
@@ -263,6 +269,7 @@ func TestChatAIFailuresKeepTheMessage(t *testing.T) {
 // request", counted as such and not logged as an error, and no AI failure
 // is counted. What was stored stays stored, and nothing is half-stored.
 func TestChatVisitorLeaves(t *testing.T) {
+	t.Parallel()
 	thinking := make(chan struct{}, 1)
 	tests := []struct {
 		name      string
@@ -336,6 +343,7 @@ func TestChatVisitorLeaves(t *testing.T) {
 // An operator who takes over while the AI is thinking wins: the late AI
 // answer is dropped and the visitor gets the handoff body.
 func TestTakeoverDuringAIAnswer(t *testing.T) {
+	t.Parallel()
 	thinking, proceed := make(chan struct{}), make(chan struct{})
 	both(t, func(context.Context, agent.Request) (agent.Reply, error) {
 		thinking <- struct{}{}
@@ -372,6 +380,7 @@ func takeoverDuringAIAnswer(t *testing.T, responder agent.Responder, thinking, p
 }
 
 func TestPoll(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	poll := func(query string) response {
@@ -424,6 +433,7 @@ func TestPoll(t *testing.T) {
 }
 
 func TestPollErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	base := "/api/widget/poll?key=" + e.key + "&conversation_id=" + conv
@@ -448,6 +458,7 @@ func TestPollErrors(t *testing.T) {
 }
 
 func TestLongPollWakesOnOperatorMessageAndModeChange(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	base := "/api/widget/poll?key=" + e.key + "&conversation_id=" + conv
@@ -504,6 +515,7 @@ func waitForWaiters(t *testing.T, e *env) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{rateLimit: 1})
 	for _, path := range []string{"/api/widget/init", "/api/widget/chat", "/api/widget/poll"} {
 		r := e.do("OPTIONS", path, nil, map[string]string{
@@ -545,6 +557,7 @@ func TestCORS(t *testing.T) {
 }
 
 func TestUnknownRoutesAreJSON(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	wantError(t, e.do("GET", "/api/widget/nope", nil, nil), 404, "")
 	wantError(t, e.do("GET", "/nope", nil, nil), 404, "")
@@ -557,6 +570,7 @@ func TestUnknownRoutesAreJSON(t *testing.T) {
 }
 
 func TestConfigIsAnObjectEvenWhenEmpty(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	_, key := e.newAgent(e.account.ID, "Bare", `{}`)
 	r := e.do("POST", "/api/widget/init", map[string]any{"key": key}, nil)
@@ -573,6 +587,7 @@ func TestConfigIsAnObjectEvenWhenEmpty(t *testing.T) {
 // on every widget endpoint, and works again when reactivated: the store's
 // key lookups may be cached, never stale.
 func TestDeactivatedKeyIsRefusedAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	poll := "/api/widget/poll?key=" + e.key + "&conversation_id=" + conv
@@ -603,6 +618,7 @@ func TestDeactivatedKeyIsRefusedAtOnce(t *testing.T) {
 // Another agent's key cannot read a conversation's operator messages, with
 // or without a wait.
 func TestPollWithAnotherAgentsKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	conv, _ := e.start()
 	e.api("POST", "/api/v1/conversations/"+conv+"/messages", map[string]any{"text": "secret", "operator_name": "Ana"})

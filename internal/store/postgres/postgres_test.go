@@ -91,13 +91,15 @@ func open(t testing.TB, url string) *Store {
 }
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	serverURL(t)
-	storetest.Run(t, func(t *testing.T) store.Store { return open(t, freshSchema(t)) })
+	storetest.Run(t, func(t *testing.T) store.Store { return open(t, emptyStoreURL(t)) })
 }
 
 // TestSchemaIsolation: the search_path in the URL decides where the store's
 // tables live, so two stores in two schemas of one database are apart.
 func TestSchemaIsolation(t *testing.T) {
+	t.Parallel()
 	a, b := open(t, freshSchema(t)), open(t, freshSchema(t))
 	if _, err := a.CreateAccount(t.Context(), store.NewAccount{Email: "a@example.com", Limits: domain.DefaultLimits}); err != nil {
 		t.Fatal(err)
@@ -115,8 +117,9 @@ func TestSchemaIsolation(t *testing.T) {
 // when the racing requests reach different instances (two pools on one
 // schema): the database decides, not any process's memory.
 func TestAcrossInstances(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
-	url := freshSchema(t)
+	url := emptyStoreURL(t)
 	instances := []*Store{open(t, url), open(t, url)}
 	s := instances[0]
 	// 10 included, then overage at 5 cents up to a cap of 50: 20 in all.
@@ -209,6 +212,7 @@ func appliedMigrations(t *testing.T, s *Store) []string {
 // and the migrations are applied once. Without the advisory lock they would
 // collide creating the same tables.
 func TestOpenRace(t *testing.T) {
+	t.Parallel()
 	url := freshSchema(t)
 	const instances = 6
 	stores := make([]*Store, instances)
@@ -253,6 +257,7 @@ func TestOpenRace(t *testing.T) {
 
 // TestReopen: a second Open applies nothing again and finds the data.
 func TestReopen(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	url := freshSchema(t)
 	s, err := Open(ctx, url)
@@ -293,6 +298,7 @@ func TestReopen(t *testing.T) {
 }
 
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 
 	t.Run("not re-applied", func(t *testing.T) {
@@ -391,6 +397,7 @@ func TestMigrations(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"", "postgres://127.0.0.1:1/none?connect_timeout=2&sslmode=disable", "not a url ="} {
 		if s, err := Open(t.Context(), u); err == nil {
 			s.Close()
@@ -402,7 +409,8 @@ func TestOpenErrors(t *testing.T) {
 // TestBadInput: what PostgreSQL's text cannot hold (U+0000, invalid UTF-8) is a
 // bad request, not a server error, and a stray cursor is ErrBadCursor.
 func TestBadInput(t *testing.T) {
-	s := open(t, freshSchema(t))
+	t.Parallel()
+	s := open(t, emptyStoreURL(t))
 	ctx := t.Context()
 	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "a@example.com", Limits: domain.DefaultLimits})
 	if err != nil {

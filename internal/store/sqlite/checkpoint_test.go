@@ -16,6 +16,7 @@ import (
 // itself soon after, though the writer's own automatic checkpoint would
 // wait for thousands of pages: the checkpointer's connection copied them.
 func TestCheckpointerCopiesTheWAL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "parley.db")
 	s, err := Open(context.Background(), path)

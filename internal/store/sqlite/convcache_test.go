@@ -98,6 +98,7 @@ func raceReaders(t *testing.T, read func() error) (stop func()) {
 // conversation, one refused, one that changes many — Conversation returns
 // exactly what is on disk.
 func TestConversationCacheFollowsEveryWrite(t *testing.T) {
+	t.Parallel()
 	f := newConvFixture(t)
 	s, ctx, id := f.s, t.Context(), f.conv.ID
 	user, err := s.CreateUser(ctx, store.NewUser{AccountID: f.acc.ID, Email: "op@example.com", Name: "Op", PasswordHash: "h", Role: domain.UserOperator})
@@ -167,6 +168,7 @@ func TestConversationCacheFollowsEveryWrite(t *testing.T) {
 // its record with it: neither the chat service nor the next write sees the
 // value that was never committed.
 func TestConversationCacheUndoneWrite(t *testing.T) {
+	t.Parallel()
 	f := newConvFixture(t)
 	s, ctx, id := f.s, t.Context(), f.conv.ID
 	if _, err := s.Conversation(ctx, id); err != nil { // cached
@@ -212,6 +214,7 @@ func TestConversationCacheUndoneWrite(t *testing.T) {
 // TestConversationCacheInBatch: writes to one conversation queued together
 // go into one batch, each reading what the one before it left.
 func TestConversationCacheInBatch(t *testing.T) {
+	t.Parallel()
 	f := newConvFixture(t)
 	s, ctx, id := f.s, t.Context(), f.conv.ID
 	var wg sync.WaitGroup
@@ -239,6 +242,7 @@ func TestConversationCacheInBatch(t *testing.T) {
 
 // TestConversationCacheBound: the cache never holds more than its bound.
 func TestConversationCacheBound(t *testing.T) {
+	t.Parallel()
 	c := newExactCache[domain.Conversation](3)
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		c.put(id, domain.Conversation{ID: id})

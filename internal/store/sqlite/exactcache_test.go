@@ -12,6 +12,7 @@ import (
 // conversation was committed does not store what it read, and one that
 // began after does; other conversations' reads are unaffected.
 func TestExactCacheStaleRead(t *testing.T) {
+	t.Parallel()
 	c := newExactCache[store.PollState](maxPollStates)
 	old := store.PollState{AgentID: "ag", Mode: "ai", LastOperatorSeq: 1}
 
@@ -50,6 +51,7 @@ func TestExactCacheStaleRead(t *testing.T) {
 
 // TestExactCacheBound: the cache never holds more than maxPollStates.
 func TestExactCacheBound(t *testing.T) {
+	t.Parallel()
 	c := newExactCache[store.PollState](maxPollStates)
 	for i := range maxPollStates + 10 {
 		id := strconv.Itoa(i)
@@ -65,6 +67,7 @@ func TestExactCacheBound(t *testing.T) {
 // cache, once a write returns every PollState shows it — the next operator
 // message, the mode it set.
 func TestPollStateAfterWritesUnderReaders(t *testing.T) {
+	t.Parallel()
 	f := newConvFixture(t)
 	s, ctx, ag, conv := f.s, t.Context(), f.ag, f.conv
 

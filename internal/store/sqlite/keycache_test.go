@@ -17,6 +17,7 @@ import (
 // every change to a key, an agent or its knowledge shows in the next
 // AgentByKey.
 func TestAgentByKeySeesEveryChange(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := openTemp(t)
 	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "k@example.com", Name: "K", Limits: domain.DefaultLimits})
@@ -114,6 +115,7 @@ func TestAgentByKeySeesEveryChange(t *testing.T) {
 // into the cache after it: it may be the value the write just replaced.
 // The invalidation goes the way a write's does, through caches.apply.
 func TestKeyCacheDropsReadsOlderThanAnInvalidation(t *testing.T) {
+	t.Parallel()
 	c := newCaches()
 	forgetAgentsCommitted := func() {
 		c.pending = append(c.pending, cacheEvent{what: forgetAgents})
@@ -149,6 +151,7 @@ func TestKeyCacheDropsReadsOlderThanAnInvalidation(t *testing.T) {
 // SQLite re-prepares a statement with a bare "LIMIT ?" on every run (see
 // limitArg); the store's SQL must not contain one.
 func TestNoBareLimitParameter(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

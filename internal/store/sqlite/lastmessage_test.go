@@ -14,6 +14,7 @@ import (
 // change what the conversation does store (here the count of misses) still
 // reach its row. A trigger logs every UPDATE of a conversation.
 func TestChatWritesOnlyItsMessages(t *testing.T) {
+	t.Parallel()
 	f := newConvFixture(t)
 	s, ctx := f.s, t.Context()
 	execAll(t, s.w,
@@ -63,6 +64,7 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 // Reading a conversation's last message is one step down its index, not a
 // scan of the messages.
 func TestLastMessageUsesTheIndex(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	plan := queryPlan(t, s.r, `SELECT `+convCols+` FROM conversations WHERE id = ?`, "x")
 	n := 0

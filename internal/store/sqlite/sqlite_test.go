@@ -17,7 +17,27 @@ import (
 	"parley/internal/secret"
 	"parley/internal/store"
 	"parley/internal/store/storetest"
+	"parley/internal/testsvc"
 )
+
+// openCopy is openTemp on a copy of a database migrated once per test
+// binary (testsvc.CopyOf): an eighth of the time under -race.
+func openCopy(t testing.TB) *Store {
+	t.Helper()
+	path := testsvc.CopyOf(t, "sqlite", "parley.db", func(path string) error {
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			return err
+		}
+		return s.Close()
+	})
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
 
 func openTemp(t testing.TB) *Store {
 	t.Helper()
@@ -30,10 +50,12 @@ func openTemp(t testing.TB) *Store {
 }
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) store.Store { return openCopy(t) })
 }
 
 func TestOpenPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, p := range []string{
 		"sqlite:" + filepath.Join(dir, "prefixed.db"),
@@ -57,6 +79,7 @@ func TestOpenPaths(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	check := func(name, pragma, want string) {
 		t.Helper()
@@ -87,6 +110,7 @@ func TestPragmas(t *testing.T) {
 }
 
 func TestPersistsAcrossReopen(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "data", "parley.db")
 	s, err := Open(ctx, path)
@@ -182,6 +206,7 @@ func appliedMigrations(t *testing.T, s *Store) []string {
 }
 
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 
 	t.Run("embedded", func(t *testing.T) {
@@ -282,6 +307,7 @@ func TestMigrations(t *testing.T) {
 }
 
 func TestBadCursor(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	_, err := s.Conversations(t.Context(), "acc", store.ConversationFilter{Before: "garbage!"})
 	if !errors.Is(err, store.ErrBadCursor) || errors.Is(err, domain.ErrNotFound) {
@@ -320,6 +346,7 @@ func embeddedVersions(ms []migration) []int {
 // panicking) write leaves the others committed, and each caller learns its
 // own outcome.
 func TestGroupCommitIsolatesWrites(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	ctx := t.Context()
 	if _, err := s.w.Exec(`CREATE TABLE gc (v INTEGER PRIMARY KEY)`); err != nil {

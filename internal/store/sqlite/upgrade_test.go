@@ -110,6 +110,7 @@ var oldOwner = []string{
 // check as comparisons, and keeps every message, its seq, the index, the
 // foreign key and the AUTOINCREMENT counter.
 func TestUpgradeFrom0003(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := migratedTo(t, path, 3)
@@ -186,6 +187,7 @@ func TestUpgradeFrom0003(t *testing.T) {
 // conversation's last message; what the store returns is read from the
 // messages, and is what the copies said.
 func TestUpgradeFrom0004(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := migratedTo(t, path, 4)

@@ -14,6 +14,7 @@ import (
 // TestUpgradeFrom0002: a database made before users existed gets an owner
 // user per account and searchable (folded) message texts.
 func TestUpgradeFrom0002(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 
@@ -111,6 +112,7 @@ func TestUpgradeFrom0002(t *testing.T) {
 }
 
 func TestExpiredSessionsAreCleaned(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	ctx := t.Context()
 	acc, err := s.CreateAccount(ctx, store.NewAccount{Email: "a@example.com", Limits: domain.DefaultLimits})
@@ -137,6 +139,7 @@ func TestExpiredSessionsAreCleaned(t *testing.T) {
 }
 
 func TestFold(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"Hello, WORLD 123!", "hello, world 123!"},
@@ -170,6 +173,7 @@ func TestFold(t *testing.T) {
 }
 
 func TestContainsPattern(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"abc", "%abc%"},
 		{"ABC", "%abc%"},
