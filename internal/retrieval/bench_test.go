@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/retrieval/retrievaltest"
+	"parley/internal/testsvc"
 )
 
 // The agent answers from an index of its whole knowledge base on every
@@ -47,13 +48,13 @@ func BenchmarkSearch1000(b *testing.B) {
 // process's CPU time per iteration (cpu-ms/op; the garbage collector's
 // included), which a busy machine does not inflate.
 func loop(b *testing.B, op func(i int)) {
-	c0 := cpuTime()
+	c0 := testsvc.CPUTime()
 	i := 0
 	for b.Loop() {
 		i++
 		op(i)
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(testsvc.CPUTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // The attack of issue 14, item 7: 100 documents of 200,000 characters,

@@ -4,18 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http/httptest"
+	"parley/internal/testsvc"
 	"testing"
-	"time"
 )
-
-// reportCPU reports the process's CPU time per operation since c0
-// (cpu-µs/op), which a busy machine does not inflate as it does wall time:
-// the figure to compare builds by (docs/benchmarks.md).
-func reportCPU(b *testing.B, c0 time.Duration) {
-	if c0 > 0 {
-		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e3, "cpu-µs/op")
-	}
-}
 
 // BenchmarkChatHandler is one visitor message end to end through the whole
 // handler (decode, key and conversation lookups, store the message, the
@@ -31,7 +22,7 @@ func BenchmarkChatHandler(b *testing.B) {
 	body, _ := json.Marshal(map[string]any{"key": e.key, "conversation_id": conv, "text": "What are your opening hours?"})
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer testsvc.CPU(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req := httptest.NewRequest("POST", "/api/widget/chat", bytes.NewReader(body))
@@ -52,7 +43,7 @@ func BenchmarkPollHandler(b *testing.B) {
 	path := "/api/widget/poll?key=" + e.key + "&conversation_id=" + conv
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer testsvc.CPU(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req := httptest.NewRequest("GET", path, nil)

@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/domain"
 	"parley/internal/store"
+	"parley/internal/testsvc"
 )
 
 // BenchmarkAddExchange stores a visitor's message and the knowledge base's
@@ -25,7 +26,7 @@ func BenchmarkAddExchange(b *testing.B) {
 	}
 	b.SetParallelism(perProc)
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer testsvc.CPU(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		conv := <-convs
 		for pb.Next() {
@@ -40,15 +41,6 @@ func BenchmarkAddExchange(b *testing.B) {
 			}
 		}
 	})
-}
-
-// reportCPU reports the process's CPU time per operation since c0
-// (cpu-µs/op), which a busy machine does not inflate as it does wall time:
-// the figure to compare builds by (docs/benchmarks.md).
-func reportCPU(b *testing.B, c0 time.Duration) {
-	if c0 > 0 {
-		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e3, "cpu-µs/op")
-	}
 }
 
 // benchCap is a cap on messages per conversation that the benchmarks'

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package sqlite
-
-import "time"
-
-// cpuTime is not measured here; the benchmarks then report no CPU time.
-func cpuTime() time.Duration { return 0 }
