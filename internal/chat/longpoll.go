@@ -12,7 +12,8 @@ import (
 // rather than each in a reader goroutine (see offStack).
 const longPollReaders = 8
 
-// longPoll answers a poll with a wait: at once if there is news, else when
+// longPoll answers a poll with a wait: at once if there is news (operator
+// messages after the cursor, or a mode other than the cursor's), else when
 // an operator message arrives, the handling mode changes from what it was
 // when the poll began, or the wait runs out.
 //
@@ -23,7 +24,8 @@ const longPollReaders = 8
 // grows it to 16–32 KB, and a goroutine keeps a grown stack while it
 // sleeps. The waiting goroutine — the request's own, or the small one the
 // server parks the connection with (package park) — stays at a few KB.
-func (s *Service) longPoll(ctx context.Context, in PollInput, after int64) (res PollResult, err error) {
+func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res PollResult, err error) {
+	after := cur.Seq
 	// Subscribe before the first read, so that a message written between
 	// the read and the wait still wakes us. The first read is a short
 	// poll's: it also proves that the conversation is the key's, and gives
@@ -31,7 +33,9 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, after int64) (res 
 	woken, unsub := s.notifier.Subscribe(in.ConversationID)
 	defer func() { unsub() }()
 	s.offStack(func() { res, err = s.pollNow(ctx, in.Key, in.ConversationID, after) })
-	if err != nil || len(res.Messages) > 0 {
+	// A mode other than the cursor's changed after the answer that gave
+	// the cursor, before this poll began: the client has not heard of it.
+	if err != nil || len(res.Messages) > 0 || (cur.Set && res.Human != cur.Human) {
 		return res, err
 	}
 	startHuman := res.Human

@@ -31,8 +31,8 @@ type PollResult struct {
 
 // Poll returns the operator's messages after the cursor. With a Wait it is
 // a long poll: it answers as soon as an operator message arrives or the
-// handling mode changes from what it was when the poll began, or when Wait
-// runs out.
+// handling mode differs from the cursor's or changes from what it was when
+// the poll began, or when Wait runs out.
 func (s *Service) Poll(ctx context.Context, in PollInput) (PollResult, error) {
 	if err := checkKey(in.Key); err != nil {
 		return PollResult{}, err
@@ -50,25 +50,49 @@ func (s *Service) Poll(ctx context.Context, in PollInput) (PollResult, error) {
 	if in.Wait > 0 {
 		return s.longPoll(ctx, in, after) // longpoll.go
 	}
-	return s.pollNow(ctx, in.Key, in.ConversationID, after) // pollnow.go
+	return s.pollNow(ctx, in.Key, in.ConversationID, after.Seq) // pollnow.go
 }
 
-// Cursors are opaque to clients: "c" and the message sequence number in base
-// 36. The prefix lets the format change later without breaking old cursors.
-func EncodeCursor(seq int64) string { return "c" + strconv.FormatInt(seq, 36) }
+// Cursors are opaque to clients: a letter for the handling mode the
+// answer reported ("h": a human handles the conversation, "c": the AI) and
+// the message sequence number in base 36. The mode lets a long poll that
+// follows an answer see a takeover or release that landed between the two:
+// it compares the mode now with the cursor's, not only with the mode when
+// it began, and answers at once when they differ. (Cursors made before the
+// mode was in them all start with "c"; one given while a human handled the
+// conversation costs one answer at once, which carries the right mode.)
+func EncodeCursor(seq int64, human bool) string {
+	prefix := "c"
+	if human {
+		prefix = "h"
+	}
+	return prefix + strconv.FormatInt(seq, 36)
+}
+
+// Cursor is a decoded poll cursor.
+type Cursor struct {
+	Seq   int64 // operator messages after this one
+	Human bool  // the mode the answer that gave the cursor reported
+	Set   bool  // false for "": no earlier answer, so no mode to compare
+}
 
 // DecodeCursor parses a cursor; "" is the start of the conversation.
-func DecodeCursor(c string) (int64, error) {
+func DecodeCursor(c string) (Cursor, error) {
 	if c == "" {
-		return 0, nil
+		return Cursor{}, nil
 	}
-	rest, ok := strings.CutPrefix(c, "c")
-	if !ok || rest == "" || strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
-		return 0, domain.Invalid("after is not a valid cursor")
+	bad := domain.Invalid("after is not a valid cursor")
+	human := c[0] == 'h'
+	if c[0] != 'c' && !human {
+		return Cursor{}, bad
+	}
+	rest := c[1:]
+	if rest == "" || strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
+		return Cursor{}, bad
 	}
 	n, err := strconv.ParseInt(rest, 36, 64)
 	if err != nil {
-		return 0, domain.Invalid("after is not a valid cursor")
+		return Cursor{}, bad
 	}
-	return n, nil
+	return Cursor{Seq: n, Human: human, Set: true}, nil
 }

@@ -170,3 +170,66 @@ func TestLongPollModeAndDeadline(t *testing.T) {
 		t.Fatalf("answered %+v after %v, want nothing at the deadline", res, time.Since(began))
 	}
 }
+
+// A takeover or release that lands between a poll's answer and the
+// client's next long poll is in no notification that poll can hear: the
+// next poll begins in the new mode. The cursor carries the mode the answer
+// reported, so the next poll answers at once instead of at its deadline
+// (issue 15: the widget waited 25 s after a release).
+func TestLongPollSeesAModeChangedSinceTheCursor(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		change func(f *fixture, conv string)
+		human  bool // the mode after the change
+	}{
+		{"release", func(f *fixture, conv string) { f.svc.Release(f.ctx, f.account.ID, conv) }, false},
+		{"takeover", func(f *fixture, conv string) { f.svc.TakeOver(f.ctx, f.account.ID, conv) }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureOptions{})
+			conv := f.init()
+			if !tt.human {
+				if _, err := f.svc.TakeOver(f.ctx, f.account.ID, conv); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := f.svc.Poll(f.ctx, PollInput{Key: f.key, ConversationID: conv})
+			if err != nil || res.Human == tt.human {
+				t.Fatalf("before the change: %+v, %v", res, err)
+			}
+			tt.change(f, conv)
+			done := make(chan PollResult, 1)
+			go func() {
+				res, _ := f.svc.Poll(f.ctx, PollInput{Key: f.key, ConversationID: conv, After: res.Cursor, Wait: MaxPollWait})
+				done <- res
+			}()
+			var got PollResult
+			select {
+			case got = <-done:
+				if got.Human != tt.human || len(got.Messages) != 0 {
+					t.Fatalf("answer %+v, want human %v", got, tt.human)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the long poll waited for its deadline: the change since the cursor went unseen")
+			}
+			// The new cursor carries the new mode: the next long poll waits.
+			ctx, cancel := context.WithCancel(f.ctx)
+			go func() {
+				f.svc.Poll(ctx, PollInput{Key: f.key, ConversationID: conv, After: got.Cursor, Wait: MaxPollWait})
+				done <- PollResult{}
+			}()
+			for f.svc.Waiting() == 0 {
+				select {
+				case <-done:
+					t.Fatal("a long poll with the new cursor answered at once")
+				default:
+					runtime.Gosched()
+				}
+			}
+			cancel()
+			<-done
+		})
+	}
+}

@@ -44,5 +44,5 @@ func (s *Service) pollOnce(ctx context.Context, agentID, convID string, after in
 			after = msgs[len(msgs)-1].Seq
 		}
 	}
-	return PollResult{Messages: msgs, Cursor: EncodeCursor(after), Human: st.Mode == domain.ModeHuman}, nil
+	return PollResult{Messages: msgs, Cursor: EncodeCursor(after, st.Mode == domain.ModeHuman), Human: st.Mode == domain.ModeHuman}, nil
 }

@@ -93,15 +93,21 @@ func TestCheckVisitorID(t *testing.T) {
 
 func TestCursorRoundTrip(t *testing.T) {
 	for _, seq := range []int64{0, 1, 35, 36, 1 << 40} {
-		got, err := DecodeCursor(EncodeCursor(seq))
-		if err != nil || got != seq {
-			t.Errorf("round trip of %d: %d, %v", seq, got, err)
+		for _, human := range []bool{false, true} {
+			got, err := DecodeCursor(EncodeCursor(seq, human))
+			if want := (Cursor{Seq: seq, Human: human, Set: true}); err != nil || got != want {
+				t.Errorf("round trip of %d, human %v: %+v, %v", seq, human, got, err)
+			}
 		}
 	}
-	if n, err := DecodeCursor(""); n != 0 || err != nil {
-		t.Errorf("empty cursor: %d, %v", n, err)
+	if c, err := DecodeCursor(""); c != (Cursor{}) || err != nil {
+		t.Errorf("empty cursor: %+v, %v", c, err)
 	}
-	for _, bad := range []string{"c", "x1", "1", "c-1", "c+1", "c!", "czzzzzzzzzzzzzzzzzzzzz"} {
+	// A cursor made before the mode was in it reads as the AI's.
+	if c, err := DecodeCursor("c8"); c != (Cursor{Seq: 8, Set: true}) || err != nil {
+		t.Errorf("c8: %+v, %v", c, err)
+	}
+	for _, bad := range []string{"c", "h", "x1", "1", "c-1", "h+1", "c+1", "c!", "czzzzzzzzzzzzzzzzzzzzz"} {
 		if _, err := DecodeCursor(bad); !isInvalid(err) {
 			t.Errorf("DecodeCursor(%q) = %v, want 400", bad, err)
 		}
