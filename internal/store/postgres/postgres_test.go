@@ -34,18 +34,7 @@ func serverURL(t testing.TB) string { return testsvc.PostgresURL(t) }
 func freshSchema(t testing.TB) string {
 	t.Helper()
 	base := serverURL(t)
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "p_" + hex.EncodeToString(b)
-
-	admin, err := pgx.Connect(t.Context(), base)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", base, err)
-	}
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(t.Context(), `CREATE SCHEMA `+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
+	schema := createSchema(t, base, "p_")
 	// Registered before any store is opened, so it runs after their Close:
 	// cleanups run last-in first-out. t.Context() is done by then.
 	t.Cleanup(func() {
@@ -61,6 +50,24 @@ func freshSchema(t testing.TB) string {
 		}
 	})
 	return withSearchPath(t, base, schema)
+}
+
+// createSchema creates an empty schema named prefix and 16 random hex
+// digits, and returns its name.
+func createSchema(t testing.TB, base, prefix string) string {
+	t.Helper()
+	b := make([]byte, 8)
+	rand.Read(b)
+	schema := prefix + hex.EncodeToString(b)
+	admin, err := pgx.Connect(t.Context(), base)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", base, err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(t.Context(), `CREATE SCHEMA `+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	return schema
 }
 
 // withSearchPath adds search_path to a postgres:// URL or a key=value

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"slices"
@@ -66,17 +64,7 @@ func emptyStoreURL(t testing.TB) string {
 // it, as production does).
 func newPoolSchema(t testing.TB, base string) string {
 	t.Helper()
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "pool_" + hex.EncodeToString(b)
-	admin, err := pgx.Connect(t.Context(), base)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", base, err)
-	}
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(t.Context(), `CREATE SCHEMA `+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
+	schema := createSchema(t, base, "pool_")
 	schemaPool.mu.Lock()
 	schemaPool.all = append(schemaPool.all, schema)
 	schemaPool.mu.Unlock()
