@@ -37,12 +37,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if err != nil {
 			return err
 		}
-		switch err := n.Check(c, count); err {
-		case nil:
-		case domain.ErrConversationFull:
-			out.full = true
-			return s.refuseFull(c, count)
-		default:
+		if out.full, err = s.admit(n, c, count); out.full || err != nil {
 			return err
 		}
 		res, err := s.execHot(hotInsertMessage, row.args()...)
@@ -83,12 +78,7 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if err != nil {
 			return err
 		}
-		switch err := msg.Check(c, count); err {
-		case nil:
-		case domain.ErrConversationFull:
-			out.full = true
-			return s.refuseFull(c, count)
-		default:
+		if out.full, err = s.admit(msg, c, count); out.full || err != nil {
 			return err
 		}
 		next, added := msg.Apply(c, first.createdAt), 1
@@ -113,13 +103,22 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 	return out.c, out.stored, nil
 }
 
-// refuseFull ends a write that found its conversation full: it writes
-// nothing, but succeeds (the caller says it was refused), so that the
-// count it may just have made stays in the cache; the refused chats that a
-// full conversation keeps getting then cost no count each.
-func (s *Store) refuseFull(c domain.Conversation, count int) error {
-	s.wrote(c, count, false)
-	return nil
+// admit applies n's rules (store.NewMessage.Check) to the conversation as
+// the write read it. A refusal is err. A full conversation is full, with a
+// nil err: the write ends there, storing nothing, but succeeds (the caller
+// says it was refused), so that the count it may just have made stays in
+// the cache; the refused chats that a full conversation keeps getting then
+// cost no count each.
+func (s *Store) admit(n *store.NewMessage, c domain.Conversation, count int) (full bool, err error) {
+	switch err := n.Check(c, count); err {
+	case nil:
+		return false, nil
+	case domain.ErrConversationFull:
+		s.wrote(c, count, false)
+		return true, nil
+	default:
+		return false, err
+	}
 }
 
 // changesPollState reports whether storing n can change its conversation's
