@@ -1,0 +1,62 @@
+package domain
+
+import "time"
+
+// A Source is somewhere an agent's knowledge comes from besides what the
+// owner types: today a website, crawled and kept in sync. Its pages are
+// stored as SourcePages and answer like documents, citing their URL.
+type Source struct {
+	ID        string // "src_…"
+	AccountID string
+	AgentID   string
+	Kind      SourceKind
+	URL       string        // where the crawl starts
+	MaxPages  int           // DefaultMaxPages when not given, at most MaxSourcePages
+	SyncEvery time.Duration // how often it re-syncs; 0: only on demand
+	Status    SourceStatus
+	// Pages counts the pages and documents whose text is in the
+	// knowledge; while a sync runs, the pages taken in so far.
+	Pages    int
+	Error    string    // why the last sync failed, in plain words; "" otherwise
+	SyncedAt time.Time // the last sync that ended ready; zero: never
+	// NextSyncAt is when the schedule syncs it next; zero: not scheduled.
+	NextSyncAt time.Time
+	CreatedAt  time.Time
+}
+
+// SourceKind is what a source is. Only websites for now.
+type SourceKind string
+
+const SourceWebsite SourceKind = "website"
+
+// SourceStatus is where a source's sync stands.
+type SourceStatus string
+
+const (
+	SourceQueued  SourceStatus = "queued"  // a sync waits on the job queue
+	SourceSyncing SourceStatus = "syncing" // a sync runs
+	SourceReady   SourceStatus = "ready"   // its pages answer
+	SourceFailed  SourceStatus = "failed"  // the last sync failed (Error says why); earlier pages, if any, still answer
+)
+
+// Bounds and defaults of website sources.
+const (
+	DefaultMaxPages  = 200
+	MaxSourcePages   = 2000
+	DefaultSyncEvery = 24 * time.Hour
+)
+
+// SourcePage is one page or document a sync took in. Its text is
+// Markdown-like (lines starting with "#" open sections), so it is split into
+// passages like a document. ID is stable across syncs for the same URL
+// (derived from the source and the URL), so the index builder recognises
+// unchanged pages and does not analyse them again.
+type SourcePage struct {
+	ID       string
+	SourceID string
+	AgentID  string
+	URL      string
+	Title    string
+	Text     string
+	Lang     string // "" unless the page says (html lang) and it is one of i18n.Languages
+}
