@@ -74,6 +74,9 @@ type KnowledgeEntry struct {
 	Title    string `json:"title,omitempty"`    // KindDocument
 	Text     string `json:"text,omitempty"`     // KindDocument: plain text or Markdown
 	Lang     string `json:"lang,omitempty"`
+	// URL is set only on pages of a website source (domain.SourcePage as
+	// an entry for the index), never by owners: the answer cites it.
+	URL string `json:"-"`
 }
 
 // IsDocument reports whether the entry is a document rather than a Q&A pair.

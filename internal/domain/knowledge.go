@@ -65,7 +65,7 @@ func knowledgeError(p KnowledgeProblem) error {
 // defaults to Q&A, text fields are trimmed, the language lower-cased, and
 // the id cleared (the store assigns ids). A failure is a *KnowledgeError.
 func CheckKnowledge(e KnowledgeEntry) (KnowledgeEntry, error) {
-	e.ID = ""
+	e.ID, e.URL = "", ""
 	e.Lang = strings.ToLower(strings.TrimSpace(e.Lang))
 	if e.Lang != "" && !i18n.Known(e.Lang) {
 		return e, knowledgeError(KnowledgeBadLang)

@@ -60,3 +60,17 @@ type SourcePage struct {
 	Text     string
 	Lang     string // "" unless the page says (html lang) and it is one of i18n.Languages
 }
+
+// Entry is the page as a knowledge entry for the index: a document that
+// carries its URL, so an answer from it can cite the page.
+func (p SourcePage) Entry() KnowledgeEntry {
+	return KnowledgeEntry{ID: p.ID, Kind: KindDocument, Title: p.Title, Text: p.Text, Lang: p.Lang, URL: p.URL}
+}
+
+// SourceRef is what an answer cites: a page (title and URL) or an uploaded
+// file or document (title only). The chat's 200 body lists them as
+// "sources".
+type SourceRef struct {
+	Title string `json:"title"`
+	URL   string `json:"url,omitempty"`
+}
