@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -154,6 +155,7 @@ func newFixture(t *testing.T, st store.Store, o Options) *fixture {
 	t.Helper()
 	f := &fixture{t: t, st: st, q: &queue{}, clock: &clock{t: time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)}, told: make(chan string, 100)}
 	o.Store, o.Queue, o.Now = st, f.q, f.clock.now
+	o.Logger = slog.New(slog.DiscardHandler)
 	o.Invalidate = func(id string) { f.told <- id }
 	if o.Guard == nil {
 		o.Guard = outbound.New(outbound.Options{AllowPrivate: true}) // the test sites are on 127.0.0.1
