@@ -49,6 +49,9 @@ const (
 	DefaultMaxPages  = 200
 	MaxSourcePages   = 2000
 	DefaultSyncEvery = 24 * time.Hour
+	// DefaultSourcesMaxChars is the page text an agent's sources may hold,
+	// all together (PARLEY_SOURCES_MAX_CHARS); docs/agent.md says why.
+	DefaultSourcesMaxChars = 1_000_000
 )
 
 // SourcePage is one page or document a sync took in. Its text is

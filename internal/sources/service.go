@@ -38,7 +38,7 @@ type Queue interface {
 const (
 	// DefaultMaxChars is the characters of page text an agent's sources
 	// may hold, all sources together (PARLEY_SOURCES_MAX_CHARS).
-	DefaultMaxChars = 1_000_000
+	DefaultMaxChars = domain.DefaultSourcesMaxChars
 	// MaxPageChars is the text kept of one page or document: as much as an
 	// uploaded document may hold. The rest of a longer one is cut off.
 	MaxPageChars = domain.MaxDocumentChars

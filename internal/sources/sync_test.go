@@ -64,7 +64,6 @@ func pages(n int) []crawler.Document {
 	return docs
 }
 
-
 func TestRunSyncReplacesAtOnce(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st store.Store) {
