@@ -26,6 +26,7 @@ import (
 	"parley/internal/park"
 	"parley/internal/redact"
 	"parley/internal/server"
+	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
 	"parley/internal/widgetapi"
@@ -119,7 +120,10 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	}
 	defer closeLimits()
 	surges := surge.New(st, surge.Options{Logger: log, Registry: reg})
-	kb := agent.NewKB(st, agent.KBOptions{CacheBytes: cfg.Knowledge.CacheBytes, OnBuild: agent.LogBuilds(log)})
+	// The knowledge base reads an agent's knowledge together with its
+	// website sources' pages (bounded per agent).
+	kb := agent.NewKB(sources.Knowledge{Store: st, MaxChars: cfg.Knowledge.SourcesMaxChars},
+		agent.KBOptions{CacheBytes: cfg.Knowledge.CacheBytes, OnBuild: agent.LogBuilds(log)})
 	defer kb.Stop() // after the server: no request waits for a build then
 	// URLs tenants supply go through the outbound guard; the instance's
 	// own (PARLEY_LLM_BASE_URL) does not.
@@ -143,6 +147,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	agents := agentadmin.New(agentadmin.Options{
 		Store: st, Bounds: bounds(cfg), Invalidate: kb.Invalidate, CheckEndpoint: llmBackend.CheckAgentConfig,
 	})
+	// Website sources. Queue: nil until the job queue is wired (issue 16's
+	// jobs lane replaces it with River's, whose worker calls
+	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue).
+	sourceSvc := sources.New(sources.Options{
+		Store: st, Queue: nil, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: kb.Invalidate, Logger: log,
+	})
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
@@ -157,7 +167,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, agents),
+		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,

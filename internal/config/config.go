@@ -55,6 +55,9 @@ type Knowledge struct {
 	MaxChars   int // characters per agent, all items together
 	MaxAgents  int // agents per account
 	CacheBytes int // memory for the knowledge indexes of all agents
+	// SourcesMaxChars is the page text an agent's website sources may
+	// hold, all together.
+	SourcesMaxChars int
 }
 
 // LLM is an OpenAI-compatible backend; empty BaseURL means the built-in
@@ -107,6 +110,7 @@ var settings = []setting{
 	{"knowledge-max-chars", "PARLEY_KNOWLEDGE_MAX_CHARS", strconv.Itoa(domain.DefaultKnowledgeMaxChars), "most characters an agent's knowledge may hold, all items together"},
 	{"max-agents-per-account", "PARLEY_MAX_AGENTS_PER_ACCOUNT", strconv.Itoa(domain.DefaultMaxAgentsPerAccount), "most agents an account may have"},
 	{"knowledge-cache-mb", "PARLEY_KNOWLEDGE_CACHE_MB", "256", "memory for the agents' knowledge indexes, in MB (least recently used go first)"},
+	{"sources-max-chars", "PARLEY_SOURCES_MAX_CHARS", strconv.Itoa(domain.DefaultSourcesMaxChars), "most characters of page text an agent's website sources may hold, all together"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -170,6 +174,7 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}{
 		{"knowledge-max-items", &c.Knowledge.MaxItems}, {"knowledge-max-chars", &c.Knowledge.MaxChars},
 		{"max-agents-per-account", &c.Knowledge.MaxAgents}, {"knowledge-cache-mb", &c.Knowledge.CacheBytes},
+		{"sources-max-chars", &c.Knowledge.SourcesMaxChars},
 	} {
 		if *n.dst, err = strconv.Atoi(get(n.flag)); err != nil || *n.dst < 1 {
 			errs = append(errs, fmt.Errorf("%s %q: want a whole number ≥ 1", n.flag, get(n.flag)))

@@ -147,19 +147,19 @@ func TestKnowledgeBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Knowledge{MaxItems: 2000, MaxChars: 1_000_000, MaxAgents: 50, CacheBytes: 256 << 20}); c.Knowledge != want {
+	if want := (Knowledge{MaxItems: 2000, MaxChars: 1_000_000, MaxAgents: 50, CacheBytes: 256 << 20, SourcesMaxChars: 1_000_000}); c.Knowledge != want {
 		t.Fatalf("defaults %+v, want %+v", c.Knowledge, want)
 	}
 	c, err = Load([]string{"--knowledge-max-chars", "2000000", "--knowledge-cache-mb=64"},
-		env(map[string]string{"PARLEY_KNOWLEDGE_MAX_ITEMS": "10", "PARLEY_MAX_AGENTS_PER_ACCOUNT": "3", "PARLEY_KNOWLEDGE_MAX_CHARS": "5"}), io.Discard)
+		env(map[string]string{"PARLEY_KNOWLEDGE_MAX_ITEMS": "10", "PARLEY_MAX_AGENTS_PER_ACCOUNT": "3", "PARLEY_KNOWLEDGE_MAX_CHARS": "5", "PARLEY_SOURCES_MAX_CHARS": "7"}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Knowledge{MaxItems: 10, MaxChars: 2_000_000, MaxAgents: 3, CacheBytes: 64 << 20}); c.Knowledge != want {
+	if want := (Knowledge{MaxItems: 10, MaxChars: 2_000_000, MaxAgents: 3, CacheBytes: 64 << 20, SourcesMaxChars: 7}); c.Knowledge != want {
 		t.Fatalf("set %+v, want %+v", c.Knowledge, want)
 	}
 	for _, v := range []string{"0", "-5", "many"} {
-		for _, name := range []string{"PARLEY_KNOWLEDGE_MAX_ITEMS", "PARLEY_KNOWLEDGE_MAX_CHARS", "PARLEY_MAX_AGENTS_PER_ACCOUNT", "PARLEY_KNOWLEDGE_CACHE_MB"} {
+		for _, name := range []string{"PARLEY_KNOWLEDGE_MAX_ITEMS", "PARLEY_KNOWLEDGE_MAX_CHARS", "PARLEY_MAX_AGENTS_PER_ACCOUNT", "PARLEY_KNOWLEDGE_CACHE_MB", "PARLEY_SOURCES_MAX_CHARS"} {
 			if _, err := Load(nil, env(map[string]string{name: v}), io.Discard); err == nil || !strings.Contains(err.Error(), "want a whole number ≥ 1") {
 				t.Errorf("%s=%s: err = %v", name, v, err)
 			}

@@ -16,8 +16,13 @@ type Source struct {
 	Status    SourceStatus
 	// Pages counts the pages and documents whose text is in the
 	// knowledge; while a sync runs, the pages taken in so far.
-	Pages    int
-	Error    string    // why the last sync failed, in plain words; "" otherwise
+	Pages int
+	Error string // why the last sync failed, in plain words; "" otherwise
+	// Note says, in plain words, what the last sync that ended ready left
+	// out (pages past the agent's bound on source text, documents that
+	// could not be read); "" when it took in everything it found.
+	Note     string
+	Chars    int       // characters of its pages' texts in the knowledge, all pages together
 	SyncedAt time.Time // the last sync that ended ready; zero: never
 	// NextSyncAt is when the schedule syncs it next; zero: not scheduled.
 	NextSyncAt time.Time
@@ -44,6 +49,9 @@ const (
 	DefaultMaxPages  = 200
 	MaxSourcePages   = 2000
 	DefaultSyncEvery = 24 * time.Hour
+	// DefaultSourcesMaxChars is the page text an agent's sources may hold,
+	// all together (PARLEY_SOURCES_MAX_CHARS); docs/agent.md says why.
+	DefaultSourcesMaxChars = 1_000_000
 )
 
 // SourcePage is one page or document a sync took in. Its text is

@@ -7,6 +7,7 @@ package manageapi
 import (
 	"parley/internal/agentadmin"
 	"parley/internal/chat"
+	"parley/internal/sources"
 	"parley/internal/store"
 )
 
@@ -21,11 +22,18 @@ type Store interface {
 }
 
 type API struct {
-	store  Store
-	chat   *chat.Service
-	agents *agentadmin.Service // agents, widget keys and knowledge: their rules
+	store   Store
+	chat    *chat.Service
+	agents  *agentadmin.Service // agents, widget keys and knowledge: their rules
+	sources *sources.Service    // website sources: their rules; nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {
 	return &API{store: s, chat: c, agents: agents}
+}
+
+// WithSources serves the agents' website sources through svc.
+func (a *API) WithSources(svc *sources.Service) *API {
+	a.sources = svc
+	return a
 }

@@ -27,6 +27,7 @@ import (
 	"parley/internal/park"
 	"parley/internal/ratelimit"
 	"parley/internal/secret"
+	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/store/sqlite/sqlitetest"
@@ -100,7 +101,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	m := NewMetrics(e.reg)
 	hub := notify.NewHub()
 	e.builds = make(chan string, 1000)
-	kb := agent.NewKB(st, agent.KBOptions{OnBuild: func(id string, _ int, _ time.Duration, _ error) {
+	kb := agent.NewKB(sources.Knowledge{Store: st}, agent.KBOptions{OnBuild: func(id string, _ int, _ time.Duration, _ error) {
 		select {
 		case e.builds <- id:
 		default: // a test that does not watch builds
@@ -150,7 +151,8 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sources.New(sources.Options{
+			Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,
 	})

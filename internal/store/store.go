@@ -42,6 +42,7 @@ type Store interface {
 	Usage
 	Users
 	Sessions
+	Sources
 }
 
 // Pinger checks that the database answers (the health check).
@@ -201,4 +202,56 @@ type Sessions interface {
 	SessionUser(ctx context.Context, tokenHash []byte, now time.Time) (domain.User, error)
 	DeleteSession(ctx context.Context, tokenHash []byte) error
 	DeleteUserSessions(ctx context.Context, userID string) error
+}
+
+// Sources are where an agent's knowledge comes from besides what its owner
+// types: websites, crawled and kept in sync (package sources runs the
+// syncs). A source and its pages go with their agent.
+//
+// A source's pages change only as a whole: ReplaceSourcePages swaps the
+// set a sync found for the one before in one transaction, so visitors
+// never see a half-synced source. Every method that changes which pages
+// answer (ReplaceSourcePages, DeleteSource) bumps the agent's UpdatedAt,
+// as knowledge changes do, so indexes rebuild. The methods that run a sync
+// take the source's id alone (the job worker has no account); those the
+// owner calls take the account too, and another account's source is
+// domain.ErrNotFound.
+type Sources interface {
+	// CreateSource adds a source to the agent (domain.ErrNotFound when it
+	// is not the account's), queued, with a fresh "src_" id.
+	CreateSource(ctx context.Context, n NewSource) (domain.Source, error)
+	Source(ctx context.Context, accountID, sourceID string) (domain.Source, error)
+	// SourceByID is any account's source: for the job worker.
+	SourceByID(ctx context.Context, sourceID string) (domain.Source, error)
+	Sources(ctx context.Context, accountID, agentID string) ([]domain.Source, error) // oldest first
+	// DeleteSource removes the source and its pages. A sync still running
+	// cannot bring them back: its writes find no source (ErrNotFound).
+	DeleteSource(ctx context.Context, accountID, sourceID string) error
+	// QueueSource records that a sync was asked for at at: status queued,
+	// unless one is running (it stays syncing), and the next scheduled
+	// sync a period later.
+	QueueSource(ctx context.Context, sourceID string, at time.Time) (domain.Source, error)
+	// StartSourceSync marks the source syncing, with no pages taken in yet
+	// and no error; SetSourceProgress records the pages taken in so far.
+	StartSourceSync(ctx context.Context, sourceID string) error
+	SetSourceProgress(ctx context.Context, sourceID string, pages int) error
+	// FailSourceSync ends a sync that failed at at: status failed, msg as
+	// its error, and the pages count back to the pages still answering
+	// (the earlier sync's).
+	FailSourceSync(ctx context.Context, sourceID, msg string, at time.Time) error
+	// ReplaceSourcePages ends a sync that took pages in (BuildPages): in
+	// one transaction the source's pages become these, it is ready with
+	// their count and size, synced at r.At, its error cleared, r.Note
+	// kept, next due a period later, and the agent's UpdatedAt bumped.
+	ReplaceSourcePages(ctx context.Context, sourceID string, pages []domain.SourcePage, r SourceSync) error
+	// AgentSourcePages are the pages of all of the agent's sources, for
+	// its knowledge index: oldest source first, each in the order its sync
+	// found them.
+	AgentSourcePages(ctx context.Context, agentID string) ([]domain.SourcePage, error)
+	// SourcePages lists a source's pages, in the order its sync found
+	// them, without their texts.
+	SourcePages(ctx context.Context, sourceID string) ([]SourcePageInfo, error)
+	// DueSources are up to limit sources whose NextSyncAt is at or before
+	// now, the longest due first.
+	DueSources(ctx context.Context, now time.Time, limit int) ([]domain.Source, error)
 }

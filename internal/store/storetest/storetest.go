@@ -80,6 +80,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ReplyAssigns", testReplyAssigns},
 		{"BadText", testBadText},
 		{"ConversationsCreated", testConversationsCreated},
+		{"Sources", testSources},
+		{"SourcePages", testSourcePages},
+		{"DeleteSource", testDeleteSource},
+		{"DueSources", testDueSources},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
