@@ -29,10 +29,10 @@ func TestStartErrors(t *testing.T) {
 			s.file("/robots.txt", "text/plain", []byte("User-agent: *\nDisallow: /private\n"))
 		}, "/private/a", "robots.txt disallows {base}/private/a for Parley"},
 		{"robots 503", func(s *testSite) {
-			s.mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) })
+			s.mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
 		}, "/", "the site answered 503 for {base}/robots.txt"},
 		{"off-site redirect", func(s *testSite) {
-			s.mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/", 302) })
+			s.mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/", http.StatusFound) })
 		}, "/", "{base}/ redirects to another site (" + other.URL + "/)"},
 		{"not text", func(s *testSite) { s.file("/logo", "image/png", []byte("\x89PNG")) }, "/logo",
 			"{base}/logo is not a web page, a PDF or a DOCX file (it is image/png)"},
@@ -91,8 +91,10 @@ func TestSSRFRedirectToLoopback(t *testing.T) {
 	private.page("/", htmlPage("Admin", "secret"))
 	public := newTestSite(t)
 	public.page("/", htmlPage("Home", links("/go", private.URL+"/")))
-	public.mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, private.URL+"/", 302) })
-	public.mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "http://127.0.0.1:"+private.URL[strings.LastIndex(private.URL, ":")+1:]+"/admin", 302) })
+	public.mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, private.URL+"/", http.StatusFound) })
+	public.mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:"+private.URL[strings.LastIndex(private.URL, ":")+1:]+"/admin", http.StatusFound)
+	})
 	guard := outbound.New(outbound.Options{TestOnlyAllowAddrs: []netip.AddrPort{netip.MustParseAddrPort(public.Listener.Addr().String())}})
 	cfg := Config{Client: guard.Client(), MaxPages: 10}
 

@@ -33,7 +33,7 @@ type testSite struct {
 	lingering map[string]bool
 }
 
-func newTestSite(t *testing.T) *testSite {
+func newTestSite(t testing.TB) *testSite {
 	t.Helper()
 	s := &testSite{mux: http.NewServeMux(), hits: map[string]int{}, agents: map[string]bool{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
