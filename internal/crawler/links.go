@@ -59,9 +59,10 @@ func scanHTML(body []byte, base *url.URL) pageInfo {
 		case "meta":
 			switch strings.ToLower(attrs["name"]) {
 			case "robots", "parley":
-				c := strings.ToLower(attrs["content"])
-				info.noindex = info.noindex || strings.Contains(c, "noindex") || strings.Contains(c, "none")
-				info.nofollow = info.nofollow || strings.Contains(c, "nofollow") || strings.Contains(c, "none")
+				for _, d := range strings.FieldsFunc(strings.ToLower(attrs["content"]), func(r rune) bool { return r == ',' || r == ' ' }) {
+					info.noindex = info.noindex || d == "noindex" || d == "none"
+					info.nofollow = info.nofollow || d == "nofollow" || d == "none"
+				}
 			}
 		}
 	}

@@ -122,3 +122,21 @@ func TestClassify(t *testing.T) {
 		t.Error("sniffHead")
 	}
 }
+
+func TestMetaRobots(t *testing.T) {
+	t.Parallel()
+	base := mustURL(t, "https://x.test/")
+	for content, want := range map[string][2]bool{
+		"noindex":             {true, false},
+		"NOINDEX,NOFOLLOW":    {true, true},
+		"none":                {true, true},
+		"index, follow":       {false, false},
+		"noarchive, nofollow": {false, true},
+		"nonexistent-thing":   {false, false},
+	} {
+		info := scanHTML([]byte(`<meta name="robots" content="`+content+`">`), base)
+		if info.noindex != want[0] || info.nofollow != want[1] {
+			t.Errorf("%q: noindex %v nofollow %v", content, info.noindex, info.nofollow)
+		}
+	}
+}
