@@ -36,17 +36,25 @@ func extractHTML(data []byte, pageURL string) (Document, error) {
 	// A help page is often a few short paragraphs: readability's default
 	// of 500 characters would throw it away and retry on the whole page.
 	parser.CharThresholds = 200
-	article, rerr := parser.ParseDocument(root, base)
+	// Readability works on the tree itself (a copy would double a large
+	// page's memory); the rare page it finds nothing in is parsed again.
+	article, rerr := parser.ParseAndMutate(root, base)
 	doc.Title = strings.Join(strings.Fields(article.Title()), " ")
 	var md *mdWriter
 	if rerr == nil && article.Node != nil {
 		md = render(article.Node)
 	}
-	if md == nil || md.letters == 0 {
-		md = render(mainOrBody(root))
-	}
-	if doc.Title == "" {
-		doc.Title = firstH1(root)
+	if md == nil || md.letters == 0 || doc.Title == "" {
+		if root, err = html.Parse(bytes.NewReader(bytes.TrimPrefix(data, bom))); err != nil {
+			return Document{}, ErrDamaged
+		}
+		prune(mainOrBodyOf(root, false), false)
+		if md == nil || md.letters == 0 {
+			md = render(mainOrBody(root))
+		}
+		if doc.Title == "" {
+			doc.Title = firstH1(root)
+		}
 	}
 	// A page of links (a site map, a menu page) or of nothing (an empty
 	// shell that scripts fill) has no content worth passages.

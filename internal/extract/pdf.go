@@ -28,12 +28,10 @@ func extractPDF(data []byte) (doc Document, err error) {
 		return Document{}, ErrDamaged
 	}
 	var pages [][]pdfLine
-	for i := 1; i <= r.NumPage(); i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
-		pages = append(pages, pdfLines(pageGlyphs(p)))
+	for _, p := range pdfPages(r.Trailer().Key("Root").Key("Pages")) {
+		var lb lineBuilder
+		pageGlyphs(p, lb.add)
+		pages = append(pages, lb.finish())
 	}
 	text := layout(pages)
 	if !strings.ContainsFunc(text, unicode.IsLetter) {
@@ -42,6 +40,36 @@ func extractPDF(data []byte) (doc Document, err error) {
 	doc.Text = text
 	doc.Title = pdfTitle(r)
 	return doc, nil
+}
+
+// maxPages bounds the pages read, and maxTreeDepth the page tree: a
+// malformed tree may loop.
+const (
+	maxPages     = 20000
+	maxTreeDepth = 32
+)
+
+// pdfPages lists the pages in one walk of the page tree. (The library's
+// Reader.Page walks from the root for each page: quadratic in the pages.)
+func pdfPages(node pdf.Value) []pdf.Page {
+	var pages []pdf.Page
+	var walk func(n pdf.Value, depth int)
+	walk = func(n pdf.Value, depth int) {
+		if depth > maxTreeDepth || len(pages) >= maxPages {
+			return
+		}
+		switch n.Key("Type").Name() {
+		case "Pages":
+			kids := n.Key("Kids")
+			for i := 0; i < kids.Len(); i++ {
+				walk(kids.Index(i), depth+1)
+			}
+		case "Page":
+			pages = append(pages, pdf.Page{V: n})
+		}
+	}
+	walk(node, 0)
+	return pages
 }
 
 // pdfTitle is the document information's Title, when it is more than a
@@ -74,43 +102,49 @@ type pdfLine struct {
 	text    string
 }
 
-// pdfLines groups a page's glyphs into lines, in drawing order, with a
+// lineBuilder groups a page's glyphs into lines, in drawing order, with a
 // space where glyphs are apart and " | " where they are far apart (table
 // cells, tab stops).
-func pdfLines(glyphs []glyph) []pdfLine {
-	var lines []pdfLine
-	var b strings.Builder
-	var cur pdfLine
-	end := 0.0 // where the last glyph ended
-	flush := func() {
-		if t := strings.Join(strings.Fields(b.String()), " "); t != "" {
-			cur.text = t
-			lines = append(lines, cur)
-		}
-		b.Reset()
+type lineBuilder struct {
+	lines   []pdfLine
+	b       strings.Builder
+	cur     pdfLine
+	end     float64 // where the last glyph ended
+	started bool
+}
+
+func (lb *lineBuilder) add(g glyph) {
+	if g.size <= 0 {
+		return
 	}
-	for i, g := range glyphs {
-		if g.size <= 0 {
-			continue
+	if !lb.started || math.Abs(g.y-lb.cur.y) > 0.3*max(g.size, lb.cur.size) {
+		lb.flush()
+		lb.cur, lb.started = pdfLine{y: g.y, size: g.size}, true
+	} else {
+		gap := g.x - lb.end
+		switch {
+		case gap > g.size:
+			lb.b.WriteString(" | ")
+		case gap > 0.15*g.size || gap < -2*g.size:
+			lb.b.WriteByte(' ')
 		}
-		if i == 0 || math.Abs(g.y-cur.y) > 0.3*max(g.size, cur.size) {
-			flush()
-			cur = pdfLine{y: g.y, size: g.size}
-		} else {
-			gap := g.x - end
-			switch {
-			case gap > g.size:
-				b.WriteString(" | ")
-			case gap > 0.15*g.size || gap < -2*g.size:
-				b.WriteByte(' ')
-			}
-		}
-		cur.size = max(cur.size, g.size)
-		b.WriteString(g.s)
-		end = g.x + g.w
 	}
-	flush()
-	return lines
+	lb.cur.size = max(lb.cur.size, g.size)
+	lb.b.WriteString(g.s)
+	lb.end = g.x + g.w
+}
+
+func (lb *lineBuilder) flush() {
+	if t := strings.Join(strings.Fields(lb.b.String()), " "); t != "" {
+		lb.cur.text = t
+		lb.lines = append(lb.lines, lb.cur)
+	}
+	lb.b.Reset()
+}
+
+func (lb *lineBuilder) finish() []pdfLine {
+	lb.flush()
+	return lb.lines
 }
 
 // Bullets that office suites and browsers draw as text, including the

@@ -43,14 +43,14 @@ type textState struct {
 	font                *pdfFont
 }
 
-// pageGlyphs runs a page's content stream and returns the glyphs drawn.
-func pageGlyphs(page pdf.Page) []glyph {
-	w := &walker{}
+// pageGlyphs runs a page's content stream and hands each glyph drawn to
+// emit, in drawing order (a 10 MiB PDF has millions: they are not kept).
+func pageGlyphs(page pdf.Page, emit func(glyph)) {
+	w := &walker{emit: emit}
 	w.run(page.V.Key("Contents"), page.Resources(), identity, 0)
-	return w.glyphs
 }
 
-type walker struct{ glyphs []glyph }
+type walker struct{ emit func(glyph) }
 
 // maxFormDepth bounds nested form XObjects (a form may draw itself).
 const maxFormDepth = 4
@@ -180,7 +180,7 @@ func (w *walker) show(g *textState, tm affine, raw string) affine {
 		trm := affine{g.tfs * g.th, 0, 0, g.tfs, 0, g.rise}.mul(tm).mul(g.ctm)
 		sx, sy := math.Hypot(trm[0], trm[1]), math.Hypot(trm[2], trm[3])
 		if s := f.text(code); s != "" {
-			w.glyphs = append(w.glyphs, glyph{s: s, x: trm[4], y: trm[5], w: w0 / 1000 * sx, size: sy})
+			w.emit(glyph{s: s, x: trm[4], y: trm[5], w: w0 / 1000 * sx, size: sy})
 		}
 		tx := w0/1000*g.tfs + g.tc
 		if n == 1 && code == 32 {
@@ -197,8 +197,7 @@ type pdfFont struct {
 	codeLen  int
 	widths   map[uint32]float64 // in thousandths of the font size
 	defWidth float64
-	uni      map[uint32]string // from ToUnicode
-	enc      pdf.TextEncoding  // a simple font's named encoding, when ToUnicode lacks a code
+	uni      map[uint32]string // from ToUnicode, else a simple font's encoding
 }
 
 func (f *pdfFont) width(code uint32) float64 {
@@ -211,12 +210,6 @@ func (f *pdfFont) width(code uint32) float64 {
 func (f *pdfFont) text(code uint32) string {
 	if s, ok := f.uni[code]; ok {
 		return s
-	}
-	if f.enc != nil && f.codeLen == 1 {
-		s := f.enc.Decode(string([]byte{byte(code)}))
-		if s != "\ufffd" {
-			return s
-		}
 	}
 	return ""
 }
@@ -251,11 +244,23 @@ func loadFont(v pdf.Value) *pdfFont {
 				}
 			}
 		}
-		font := pdf.Font{V: v}
-		f.enc = font.Encoder()
 	}
+	f.uni = map[uint32]string{}
 	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
 		f.uni = readToUnicode(tu, v)
+	}
+	if f.codeLen == 1 {
+		// Codes ToUnicode lacks take the font's named encoding
+		// (WinAnsi, MacRoman, Differences), decoded once here.
+		font := pdf.Font{V: v}
+		enc := font.Encoder()
+		for c := range uint32(256) {
+			if _, ok := f.uni[c]; !ok {
+				if s := enc.Decode(string([]byte{byte(c)})); s != "" && s != "\ufffd" {
+					f.uni[c] = s
+				}
+			}
+		}
 	}
 	return f
 }

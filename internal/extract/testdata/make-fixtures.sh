@@ -20,6 +20,22 @@ for lang in en ro ru; do
 		--convert-to pdf --outdir "$work" "doc-$lang.docx" >/dev/null
 	cp "$work/doc-$lang.pdf" "office-$lang.pdf"
 done
+# A 100-page PDF for the benchmark: 100 sections of Romanian and Russian
+# text, one a page.
+{
+	echo '<!doctype html><html lang="ro"><head><meta charset="utf-8"><title>Manual</title>'
+	echo '<style>section{page-break-after:always}</style></head><body>'
+	for i in $(seq 1 100); do
+		echo "<section><h2>Capitolul $i</h2>"
+		for j in 1 2 3 4; do
+			echo "<p>Brutăria livrează pâine proaspătă în fiecare dimineață; comenzile plasate înainte de prânz ajung în aceeași zi, iar țiglele de ciocolată sunt învelite în hârtie. Пекарня доставляет свежий хлеб каждое утро; заказы до полудня приходят в тот же день.</p>"
+		done
+		echo "</section>"
+	done
+	echo '</body></html>'
+} >"$work/long.html"
+chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
+	--print-to-pdf="long-100.pdf" "file://$work/long.html" 2>/dev/null
 # A scanned page: text rendered into a picture, wrapped in a PDF with no
 # text layer.
 convert -size 1240x400 xc:white -font DejaVu-Sans -pointsize 36 -fill black \
