@@ -70,8 +70,12 @@ func Detect(data []byte) Format {
 		return FormatUnknown // another zip: an XLSX, an ODT, an archive
 	case !isText(data):
 		return FormatUnknown
-	case strings.HasPrefix(http.DetectContentType(bytes.TrimPrefix(data, bom)), "text/html"):
+	}
+	switch ct := http.DetectContentType(bytes.TrimPrefix(data, bom)); {
+	case strings.HasPrefix(ct, "text/html"):
 		return FormatHTML
+	case strings.HasPrefix(ct, "text/xml") && bytes.Contains(bytes.ToLower(head), []byte("<html")):
+		return FormatHTML // XHTML, which starts with <?xml
 	}
 	return FormatText
 }

@@ -38,6 +38,8 @@ func TestDetect(t *testing.T) {
 		{"docx", fixture(t, "doc-ru.docx"), FormatDOCX},
 		{"html", fixture(t, "page-ro.html"), FormatHTML},
 		{"html fragment", []byte("\uFEFF<p>Salut</p>"), FormatHTML},
+		{"xhtml", []byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Salut</p></body></html>`), FormatHTML},
+		{"other xml", []byte(`<?xml version="1.0"?><feed><title>Salut</title></feed>`), FormatText},
 		{"markdown", []byte("# Livrare\n\nLivrăm în toată țara.\n"), FormatText},
 		{"russian text", []byte("Доставка по городу"), FormatText},
 		{"png", png, FormatUnknown},
@@ -268,5 +270,23 @@ func TestExtractDOCXBomb(t *testing.T) {
 	}
 	if _, err := Extract(buf.Bytes(), ""); !errors.Is(err, ErrUnpacksTooLarge) {
 		t.Errorf("bomb: %v, want ErrUnpacksTooLarge", err)
+	}
+}
+
+// Damaged files end in an error or some text, never a panic or a hang:
+// every fixture cut short at many places, and with bytes overwritten.
+func TestExtractDamagedFiles(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"browser-ru.pdf", "office-ro.pdf", "doc-ro.docx", "page-ru.html"} {
+		data := fixture(t, name)
+		for i := 1; i < 40; i++ {
+			cut := data[:len(data)*i/40]
+			Extract(cut, "")
+			spoiled := bytes.Clone(data)
+			for j := i; j < len(spoiled); j += 97 * i {
+				spoiled[j] ^= 0x5a
+			}
+			Extract(spoiled, "")
+		}
 	}
 }
