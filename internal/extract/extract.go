@@ -60,8 +60,10 @@ const sniffLen = 1024
 // Detect tells the format of data by its content.
 func Detect(data []byte) Format {
 	head := data[:min(len(data), sniffLen)]
-	switch {
-	case bytes.Contains(head, []byte("%PDF-")):
+	switch i := bytes.Index(head, []byte("%PDF-")); {
+	case i == 0, i > 0 && !isText(data):
+		// A header after some bytes of junk is still a PDF to readers;
+		// a text that mentions "%PDF-" is not.
 		return FormatPDF
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		if isDOCX(data) {

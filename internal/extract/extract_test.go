@@ -39,6 +39,8 @@ func TestDetect(t *testing.T) {
 		{"html", fixture(t, "page-ro.html"), FormatHTML},
 		{"html fragment", []byte("\uFEFF<p>Salut</p>"), FormatHTML},
 		{"xhtml", []byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Salut</p></body></html>`), FormatHTML},
+		{"a text about PDFs", []byte("Every PDF starts with %PDF-1.7 and ends with %%EOF."), FormatText},
+		{"junk before a PDF", append([]byte("\x00\x01junk\n"), fixture(t, "browser-en.pdf")...), FormatPDF},
 		{"other xml", []byte(`<?xml version="1.0"?><feed><title>Salut</title></feed>`), FormatText},
 		{"markdown", []byte("# Livrare\n\nLivrăm în toată țara.\n"), FormatText},
 		{"russian text", []byte("Доставка по городу"), FormatText},
