@@ -13,9 +13,9 @@ import (
 type outcome int
 
 const (
-	answered   outcome = iota // it answered (right or wrong topic)
-	clarified                 // it asked "did you mean…?"
-	didntKnow                 // it said it does not know
+	answered  outcome = iota // it answered (right or wrong topic)
+	clarified                // it asked "did you mean…?"
+	didntKnow                // it said it does not know
 )
 
 // classify tells the three kinds of reply apart.
