@@ -81,7 +81,7 @@ var smallTalkTable = buildTalkTable(map[talkKind]map[string][]string{
 			"я говорю с ботом", "я общаюсь с ботом", "я говорю с роботом", "кто ты", "кто вы", "как тебя зовут", "как вас зовут"},
 	},
 	talkAck: {
-		"": {"ok", "okay", "okey", "okk", "k", "kk", "ок", "окей", "оке"},
+		"":   {"ok", "okay", "okey", "okk", "k", "kk", "ок", "окей", "оке"},
 		"en": {"alright", "all right", "got it", "i see", "understood", "=cool", "=great", "=fine", "=perfect", "=nice", "=good", "=sure", "noted"},
 		"ro": {"=bine", "=bun", "=perfect", "am inteles", "inteles", "=super", "=excelent", "in regula", "=e bine", "=clar"},
 		"ru": {"хорошо", "ладно", "понятно", "понял", "поняла", "ясно", "=отлично", "=супер", "договорились", "ага"},
