@@ -74,7 +74,7 @@ func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
 		options := append([]string{t.human}, suggestions(hits, -1, nearMissMin, 0, maxNearMisses)...)
 		return Reply{Text: t.dontKnow, Options: options, Unanswered: true}, nil
 	}
-	if r, ok := clarify(hits, req.Lang); ok {
+	if r, ok := clarify(hits, talk.question(req.Text), req.Lang); ok {
 		return r, nil
 	}
 	best := hits[0]
@@ -135,11 +135,11 @@ func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k
 	return out, nil
 }
 
-type phraseSet struct{ dontKnow, human string }
+type phraseSet struct{ dontKnow, human, didYouMean string }
 
 // phrasesFor returns the agent's own texts in lang, English for languages
 // Parley does not speak (catalogue keys reply.*). handoff matches the human
 // option literally, from the same key.
 func phrasesFor(lang string) phraseSet {
-	return phraseSet{dontKnow: i18n.Text(lang, "reply.unknown"), human: i18n.Text(lang, "reply.human")}
+	return phraseSet{dontKnow: i18n.Text(lang, "reply.unknown"), human: i18n.Text(lang, "reply.human"), didYouMean: i18n.Text(lang, "reply.did_you_mean")}
 }

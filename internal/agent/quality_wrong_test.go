@@ -29,7 +29,7 @@ func classify(r Reply, lang string) outcome {
 	return answered
 }
 
-func isClarification(r Reply, lang string) bool { return false }
+func isClarification(r Reply, lang string) bool { return r.Text == phrasesFor(lang).didYouMean }
 
 // wrongScore is one language's result on a set that measures wrong answers
 // as seriously as misses (kb_heldout8.json, kb_tune8.json).

@@ -19,6 +19,20 @@ type Hit struct {
 	// HeadCoverage in [0,1]: how much of the unit's question or heading
 	// the query asks about (see below).
 	HeadCoverage float64
+	// QueryCoverage in [0,1]: the share of the query's information the
+	// unit accounts for (q below, before head coverage raises it).
+	QueryCoverage float64
+	// Direct in [0,1]: the share of the query's information in words the
+	// unit has as themselves or misspelt, not only through a relative or a
+	// synonym. "Need help with order 1234" meets "Which languages are
+	// supported?" through help/support alone, a sense the visitor did not
+	// mean.
+	Direct float64
+	// Unknown in [0,1]: the share of the query's information in words no
+	// unit has, not even as a typo, relative or synonym; the same for every
+	// hit of a search. A question whose own subject is unknown ("do you
+	// sell cars?" to a furniture shop) is often one the knowledge lacks.
+	Unknown float64
 }
 
 // Confidence scoring. Confidence looks at a match from both sides:
@@ -85,6 +99,7 @@ func (li *langIndex) headCoverage(local int32, head float64) float64 {
 type queryTerm struct {
 	weight float64 // IDF of the term the word was recognised as
 	alts   []alt   // empty when no unit has the word
+	direct bool    // alts[0] is the word itself (or its typo), not a relative or synonym
 }
 
 // alt is one vocabulary term a query word matches, and how well: 1 for the
@@ -109,9 +124,12 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 		return nil
 	}
 	terms := li.queryTerms(query, lang)
-	var total float64
+	var total, unknown float64
 	for _, t := range terms {
 		total += t.weight
+		if len(t.alts) == 0 {
+			unknown += t.weight
+		}
 	}
 	if total == 0 {
 		return nil
@@ -121,7 +139,8 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 	defer li.scratch.Put(acc)
 	acc.reset()
 	for _, t := range terms {
-		for _, a := range t.alts {
+		for i, a := range t.alts {
+			direct := i == 0 && t.direct
 			// Head coverage weighs the unit's own word (what it is
 			// about), not the query's: a synonym covers "delivery" as
 			// much as "delivery" is worth to the unit.
@@ -131,7 +150,11 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 				if !p.head {
 					m, h = m*bodyMatch, 0
 				}
-				acc.offer(p.unit, t.weight*a.match*float64(p.impact), m, h)
+				d := 0.0
+				if direct {
+					d = t.weight
+				}
+				acc.offer(p.unit, t.weight*a.match*float64(p.impact), m, h, d)
 			}
 		}
 		acc.commit()
@@ -142,14 +165,17 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 		u := ix.units[li.units[local]]
 		hc := li.headCoverage(local, acc.head[local])
 		hits = append(hits, Hit{
-			Entry:        ix.entries[u.entry],
-			EntryIndex:   u.entry,
-			Question:     u.question,
-			Heading:      u.heading,
-			Passage:      u.text,
-			Score:        acc.score[local],
-			Confidence:   confidence(acc.match[local]/total, hc),
-			HeadCoverage: hc,
+			Entry:         ix.entries[u.entry],
+			EntryIndex:    u.entry,
+			Question:      u.question,
+			Heading:       u.heading,
+			Passage:       u.text,
+			Score:         acc.score[local],
+			Confidence:    confidence(acc.match[local]/total, hc),
+			HeadCoverage:  hc,
+			QueryCoverage: min(acc.match[local]/total, 1),
+			Direct:        min(acc.direct[local]/total, 1),
+			Unknown:       unknown / total,
 		})
 	}
 	return hits
@@ -273,6 +299,7 @@ func (li *langIndex) expand(main int32, match float64, stem, word, lang string) 
 	if main >= 0 {
 		qt.weight = li.idf[main]
 		add(main, match)
+		qt.direct = true
 	}
 	rels := li.related.lookup(stem, nil)
 	if word != stem {
@@ -316,34 +343,35 @@ func (li *langIndex) moreFrequentTerm(a, b int32) bool {
 // so a search allocates little more than its hits. offer keeps the best
 // contribution of one query word per unit, commit adds them.
 type accumulator struct {
-	score, match, head             []float64
-	touched                        []int32
-	wordScore, wordMatch, wordHead []float64
-	wordTouched                    []int32
-	top                            []int32
+	score, match, head, direct                 []float64
+	touched                                    []int32
+	wordScore, wordMatch, wordHead, wordDirect []float64
+	wordTouched                                []int32
+	top                                        []int32
 }
 
 func newAccumulator(n int) *accumulator {
 	return &accumulator{
-		score: make([]float64, n), match: make([]float64, n), head: make([]float64, n),
-		wordScore: make([]float64, n), wordMatch: make([]float64, n), wordHead: make([]float64, n),
+		score: make([]float64, n), match: make([]float64, n), head: make([]float64, n), direct: make([]float64, n),
+		wordScore: make([]float64, n), wordMatch: make([]float64, n), wordHead: make([]float64, n), wordDirect: make([]float64, n),
 	}
 }
 
 func (a *accumulator) reset() {
 	for _, u := range a.touched {
-		a.score[u], a.match[u], a.head[u] = 0, 0, 0
+		a.score[u], a.match[u], a.head[u], a.direct[u] = 0, 0, 0, 0
 	}
 	a.touched = a.touched[:0]
 }
 
-func (a *accumulator) offer(u int32, score, match, head float64) {
+func (a *accumulator) offer(u int32, score, match, head, direct float64) {
 	if a.wordScore[u] == 0 && a.wordMatch[u] == 0 {
 		a.wordTouched = append(a.wordTouched, u)
 	}
 	a.wordScore[u] = max(a.wordScore[u], score)
 	a.wordMatch[u] = max(a.wordMatch[u], match)
 	a.wordHead[u] = max(a.wordHead[u], head)
+	a.wordDirect[u] = max(a.wordDirect[u], direct)
 }
 
 func (a *accumulator) commit() {
@@ -354,7 +382,8 @@ func (a *accumulator) commit() {
 		a.score[u] += a.wordScore[u]
 		a.match[u] += a.wordMatch[u]
 		a.head[u] += a.wordHead[u]
-		a.wordScore[u], a.wordMatch[u], a.wordHead[u] = 0, 0, 0
+		a.direct[u] += a.wordDirect[u]
+		a.wordScore[u], a.wordMatch[u], a.wordHead[u], a.wordDirect[u] = 0, 0, 0, 0
 	}
 	a.wordTouched = a.wordTouched[:0]
 }
