@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -95,7 +96,6 @@ type candidate struct {
 // are none.
 func candidates(hits []retrieval.Hit) ([]candidate, retrieval.Hit) {
 	var out []candidate
-	seen := make(map[string]bool)
 	for i, h := range hits {
 		if len(out) == maxCandidates {
 			break
@@ -110,8 +110,7 @@ func candidates(hits []retrieval.Hit) ([]candidate, retrieval.Hit) {
 			}
 			continue
 		}
-		if k := retrieval.Fold(text); !seen[k] {
-			seen[k] = true
+		if !slices.ContainsFunc(out, func(c candidate) bool { return strings.EqualFold(c.text, text) }) {
 			out = append(out, candidate{text, h})
 		}
 	}

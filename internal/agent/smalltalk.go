@@ -2,8 +2,10 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"parley/internal/retrieval"
 	"parley/web/i18n"
@@ -46,7 +48,7 @@ type talkPhrase struct {
 
 // smallTalkTable lists the phrases in folded form (lower case, no
 // diacritics: retrieval.Fold), common misspellings included; a word of
-// five letters or more also matches with one typo (see talkWordMatches).
+// five letters or more also matches with one typo (see correctTalkTypos).
 var smallTalkTable = buildTalkTable(map[talkKind]map[string][]string{
 	talkGreeting: {
 		"en": {"hi", "hii", "hiya", "hey", "heya", "hello", "helo", "hallo", "hullo", "howdy", "greetings",
@@ -98,7 +100,17 @@ var smallTalkTable = buildTalkTable(map[talkKind]map[string][]string{
 	},
 })
 
-func buildTalkTable(src map[talkKind]map[string][]string) []talkPhrase {
+// talkTable holds the phrases by their first and by their last word, so a
+// message's ends are looked up, not compared with every phrase (small talk
+// is checked on every message), and the words of five letters or more,
+// which a whole small-talk message may misspell.
+type talkTable struct {
+	byFirst, byLast map[string][]talkPhrase
+	vocab           map[string]bool
+	typoWords       [][]rune
+}
+
+func buildTalkTable(src map[talkKind]map[string][]string) talkTable {
 	var t []talkPhrase
 	for kind, byLang := range src {
 		for lang, phrases := range byLang {
@@ -112,7 +124,18 @@ func buildTalkTable(src map[talkKind]map[string][]string) []talkPhrase {
 			}
 		}
 	}
-	return t
+	tt := talkTable{byFirst: map[string][]talkPhrase{}, byLast: map[string][]talkPhrase{}, vocab: map[string]bool{}}
+	for _, p := range t {
+		tt.byFirst[p.words[0]] = append(tt.byFirst[p.words[0]], p)
+		tt.byLast[p.words[len(p.words)-1]] = append(tt.byLast[p.words[len(p.words)-1]], p)
+		for _, w := range p.words {
+			if !tt.vocab[w] && utf8.RuneCountInString(w) >= 5 {
+				tt.typoWords = append(tt.typoWords, []rune(w))
+			}
+			tt.vocab[w] = true
+		}
+	}
+	return tt
 }
 
 // smallTalk is what small talk a message holds: kind is the strongest
@@ -133,14 +156,17 @@ func parseSmallTalk(text string) smallTalk {
 	words := talkWords(text)
 	// Typos are forgiven only when the whole message is small talk:
 	// around a question, "where" would be a typo of "there".
-	if st, n := strip(words, false, true, func(talkPhrase) bool { return true }); n == len(words) {
-		if st.kind == talkFiller {
-			st.kind = talkNone // "please" alone is nothing to answer
+	if len(words) <= maxTalkWords {
+		fixed := correctTalkTypos(words)
+		if st, n := strip(fixed, false, func(talkPhrase) bool { return true }); n == len(fixed) {
+			if st.kind == talkFiller {
+				st.kind = talkNone // "please" alone is nothing to answer
+			}
+			return st
 		}
-		return st
 	}
-	st, start := strip(words, false, false, func(p talkPhrase) bool { return !p.whole && p.kind != talkBye })
-	end, n := strip(words[start:], true, false, func(p talkPhrase) bool {
+	st, start := strip(words, false, func(p talkPhrase) bool { return !p.whole && p.kind != talkBye })
+	end, n := strip(words[start:], true, func(p talkPhrase) bool {
 		return !p.whole && (p.kind == talkThanks || p.kind == talkBye || p.kind == talkFiller)
 	})
 	st.rest = strings.Join(words[start:len(words)-n], " ")
@@ -156,14 +182,15 @@ func parseSmallTalk(text string) smallTalk {
 // strip takes the phrases that allowed admits off the start of words (off
 // the end when fromEnd), one after the other, and reports their small talk
 // and how many words they covered.
-func strip(words []string, fromEnd, typos bool, allowed func(talkPhrase) bool) (smallTalk, int) {
+func strip(words []string, fromEnd bool, allowed func(talkPhrase) bool) (smallTalk, int) {
 	var st smallTalk
 	n := 0
 	for n < len(words) {
-		p, k := longestTalk(words[:len(words)-n], true, typos, allowed)
-		if !fromEnd {
-			p, k = longestTalk(words[n:], false, typos, allowed)
+		rest := words[n:]
+		if fromEnd {
+			rest = words[:len(words)-n]
 		}
+		p, k := longestTalk(rest, fromEnd, allowed)
 		if k == 0 {
 			break
 		}
@@ -183,12 +210,52 @@ func talkWords(text string) []string {
 	return strings.FieldsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-// longestTalk finds the longest phrase at the start of words (at the end
-// when fromEnd) and how many words it covers; 0 when none fits.
-func longestTalk(words []string, fromEnd, typos bool, allowed func(talkPhrase) bool) (talkPhrase, int) {
+// maxTalkWords is the longest message read as small talk as a whole.
+const maxTalkWords = 8
+
+// correctTalkTypos returns words with each word that is not in the table
+// but one typo from a table word of five letters or more replaced by it
+// ("thnaks", "multumsc", "здраствуйте"). words itself is left alone.
+func correctTalkTypos(words []string) []string {
+	var out []string
+	for i, w := range words {
+		if smallTalkTable.vocab[w] {
+			continue
+		}
+		r := []rune(w)
+		if len(r) < 4 {
+			continue
+		}
+		for _, v := range smallTalkTable.typoWords {
+			if withinOneEdit(r, v) {
+				if out == nil {
+					out = slices.Clone(words)
+				}
+				out[i] = string(v)
+				break
+			}
+		}
+	}
+	if out == nil {
+		return words
+	}
+	return out
+}
+
+// longestTalk finds the longest phrase allowed admits at the start of
+// words (at the end when fromEnd) and how many words it covers; 0 when
+// none fits.
+func longestTalk(words []string, fromEnd bool, allowed func(talkPhrase) bool) (talkPhrase, int) {
 	var best talkPhrase
 	n := 0
-	for _, p := range smallTalkTable {
+	if len(words) == 0 {
+		return best, 0
+	}
+	cands := smallTalkTable.byFirst[words[0]]
+	if fromEnd {
+		cands = smallTalkTable.byLast[words[len(words)-1]]
+	}
+	for _, p := range cands {
 		if len(p.words) <= n || len(p.words) > len(words) || !allowed(p) {
 			continue
 		}
@@ -196,29 +263,11 @@ func longestTalk(words []string, fromEnd, typos bool, allowed func(talkPhrase) b
 		if fromEnd {
 			at = words[len(words)-len(p.words):]
 		}
-		ok := true
-		for i, w := range p.words {
-			if at[i] != w && (!typos || !talkWordMatches(at[i], w)) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if slices.Equal(at, p.words) {
 			best, n = p, len(p.words)
 		}
 	}
 	return best, n
-}
-
-// talkWordMatches matches a visitor's word to a table word of five
-// letters or more one typo away (a letter added, dropped,
-// changed, or two swapped: "thnaks", "multumsc", "здраствуйте").
-func talkWordMatches(got, want string) bool {
-	g, w := []rune(got), []rune(want)
-	if len(w) < 5 || len(g) < 4 {
-		return false
-	}
-	return withinOneEdit(g, w)
 }
 
 // withinOneEdit reports whether a and b differ by at most one insertion,
@@ -238,12 +287,12 @@ func withinOneEdit(a, b []rune) bool {
 		return true
 	}
 	if len(a) == len(b) {
-		if string(a[i+1:]) == string(b[i+1:]) {
+		if slices.Equal(a[i+1:], b[i+1:]) {
 			return true // one changed letter
 		}
-		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && string(a[i+2:]) == string(b[i+2:])
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
 	}
-	return string(a[i:]) == string(b[i+1:])
+	return slices.Equal(a[i:], b[i+1:])
 }
 
 // only reports whether the message was small talk and nothing else.

@@ -22,12 +22,6 @@ type Hit struct {
 	// QueryCoverage in [0,1]: the share of the query's information the
 	// unit accounts for (q below, before head coverage raises it).
 	QueryCoverage float64
-	// Direct in [0,1]: the share of the query's information in words the
-	// unit has as themselves or misspelt, not only through a relative or a
-	// synonym. "Need help with order 1234" meets "Which languages are
-	// supported?" through help/support alone, a sense the visitor did not
-	// mean.
-	Direct float64
 	// Unknown in [0,1]: the share of the query's information in words no
 	// unit has, not even as a typo, relative or synonym; the same for every
 	// hit of a search. A question whose own subject is unknown ("do you
@@ -99,7 +93,6 @@ func (li *langIndex) headCoverage(local int32, head float64) float64 {
 type queryTerm struct {
 	weight float64 // IDF of the term the word was recognised as
 	alts   []alt   // empty when no unit has the word
-	direct bool    // alts[0] is the word itself (or its typo), not a relative or synonym
 }
 
 // alt is one vocabulary term a query word matches, and how well: 1 for the
@@ -139,8 +132,7 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 	defer li.scratch.Put(acc)
 	acc.reset()
 	for _, t := range terms {
-		for i, a := range t.alts {
-			direct := i == 0 && t.direct
+		for _, a := range t.alts {
 			// Head coverage weighs the unit's own word (what it is
 			// about), not the query's: a synonym covers "delivery" as
 			// much as "delivery" is worth to the unit.
@@ -150,11 +142,7 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 				if !p.head {
 					m, h = m*bodyMatch, 0
 				}
-				d := 0.0
-				if direct {
-					d = t.weight
-				}
-				acc.offer(p.unit, t.weight*a.match*float64(p.impact), m, h, d)
+				acc.offer(p.unit, t.weight*a.match*float64(p.impact), m, h)
 			}
 		}
 		acc.commit()
@@ -174,7 +162,6 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 			Confidence:    confidence(acc.match[local]/total, hc),
 			HeadCoverage:  hc,
 			QueryCoverage: min(acc.match[local]/total, 1),
-			Direct:        min(acc.direct[local]/total, 1),
 			Unknown:       unknown / total,
 		})
 	}
@@ -299,7 +286,6 @@ func (li *langIndex) expand(main int32, match float64, stem, word, lang string) 
 	if main >= 0 {
 		qt.weight = li.idf[main]
 		add(main, match)
-		qt.direct = true
 	}
 	rels := li.related.lookup(stem, nil)
 	if word != stem {
@@ -343,35 +329,34 @@ func (li *langIndex) moreFrequentTerm(a, b int32) bool {
 // so a search allocates little more than its hits. offer keeps the best
 // contribution of one query word per unit, commit adds them.
 type accumulator struct {
-	score, match, head, direct                 []float64
-	touched                                    []int32
-	wordScore, wordMatch, wordHead, wordDirect []float64
-	wordTouched                                []int32
-	top                                        []int32
+	score, match, head             []float64
+	touched                        []int32
+	wordScore, wordMatch, wordHead []float64
+	wordTouched                    []int32
+	top                            []int32
 }
 
 func newAccumulator(n int) *accumulator {
 	return &accumulator{
-		score: make([]float64, n), match: make([]float64, n), head: make([]float64, n), direct: make([]float64, n),
-		wordScore: make([]float64, n), wordMatch: make([]float64, n), wordHead: make([]float64, n), wordDirect: make([]float64, n),
+		score: make([]float64, n), match: make([]float64, n), head: make([]float64, n),
+		wordScore: make([]float64, n), wordMatch: make([]float64, n), wordHead: make([]float64, n),
 	}
 }
 
 func (a *accumulator) reset() {
 	for _, u := range a.touched {
-		a.score[u], a.match[u], a.head[u], a.direct[u] = 0, 0, 0, 0
+		a.score[u], a.match[u], a.head[u] = 0, 0, 0
 	}
 	a.touched = a.touched[:0]
 }
 
-func (a *accumulator) offer(u int32, score, match, head, direct float64) {
+func (a *accumulator) offer(u int32, score, match, head float64) {
 	if a.wordScore[u] == 0 && a.wordMatch[u] == 0 {
 		a.wordTouched = append(a.wordTouched, u)
 	}
 	a.wordScore[u] = max(a.wordScore[u], score)
 	a.wordMatch[u] = max(a.wordMatch[u], match)
 	a.wordHead[u] = max(a.wordHead[u], head)
-	a.wordDirect[u] = max(a.wordDirect[u], direct)
 }
 
 func (a *accumulator) commit() {
@@ -382,8 +367,7 @@ func (a *accumulator) commit() {
 		a.score[u] += a.wordScore[u]
 		a.match[u] += a.wordMatch[u]
 		a.head[u] += a.wordHead[u]
-		a.direct[u] += a.wordDirect[u]
-		a.wordScore[u], a.wordMatch[u], a.wordHead[u], a.wordDirect[u] = 0, 0, 0, 0
+		a.wordScore[u], a.wordMatch[u], a.wordHead[u] = 0, 0, 0
 	}
 	a.wordTouched = a.wordTouched[:0]
 }
