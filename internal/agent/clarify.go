@@ -53,19 +53,36 @@ const (
 // confident) is not sure enough to answer query with, or has a close rival
 // (see above). hits are best first.
 func clarify(hits []retrieval.Hit, query, lang string) (Reply, bool) {
-	cands, best := candidates(hits)
+	if sure(hits[0], query) && !hasRival(hits) {
+		return Reply{}, false // the common case: nothing to build
+	}
+	cands := candidates(hits)
 	if len(cands) == 0 {
 		return Reply{}, false // nothing to offer: answer as before
 	}
-	if !sure(hits[0], query) || (len(cands) > 1 && rivals(best, cands[1].hit)) {
-		t := phrasesFor(lang)
-		options := make([]string, 0, len(cands)+1)
-		for _, c := range cands {
-			options = append(options, c.text)
+	t := phrasesFor(lang)
+	return Reply{Text: t.didYouMean, Options: append(cands, t.human), Unanswered: true}, true
+}
+
+// hasRival reports whether the first hit with another question than the
+// best's is its rival (see rivals).
+func hasRival(hits []retrieval.Hit) bool {
+	best := optionText(hits[0])
+	for _, h := range hits[1:] {
+		if t := optionText(h); t != "" && !strings.EqualFold(t, best) {
+			return rivals(hits[0], h)
 		}
-		return Reply{Text: t.didYouMean, Options: append(options, t.human), Unanswered: true}, true
 	}
-	return Reply{}, false
+	return false
+}
+
+// optionText is what a visitor clicks to ask for a hit: its Q&A question
+// or its passage's heading ("" when it has neither).
+func optionText(h retrieval.Hit) string {
+	if h.Question != "" {
+		return h.Question
+	}
+	return h.Heading
 }
 
 // sure reports whether the best hit may answer without asking.
@@ -84,37 +101,28 @@ func rivals(best, other retrieval.Hit) bool {
 	return other.Score >= closeScoreShare*best.Score && other.Confidence >= closeConfidence && other.HeadCoverage >= minHeadCoverage
 }
 
-type candidate struct {
-	text string // what the visitor clicks: a Q&A question or a heading
-	hit  retrieval.Hit
-}
-
 // candidates are the distinct questions (or document headings) the hits
 // could mean, best first: the best hit's, then others with at least
-// nearMissMin confidence, up to maxCandidates. best is the first hit;
-// when it has nothing to offer (a document passage with no heading) there
-// are none.
-func candidates(hits []retrieval.Hit) ([]candidate, retrieval.Hit) {
-	var out []candidate
+// nearMissMin confidence, up to maxCandidates. When the best hit has
+// nothing to offer (a document passage with no heading) there are none.
+func candidates(hits []retrieval.Hit) []string {
+	var out []string
 	for i, h := range hits {
 		if len(out) == maxCandidates {
 			break
 		}
-		text := h.Question
-		if text == "" {
-			text = h.Heading
-		}
+		text := optionText(h)
 		if text == "" || (i > 0 && h.Confidence < nearMissMin) {
 			if i == 0 {
-				return nil, h
+				return nil
 			}
 			continue
 		}
-		if !slices.ContainsFunc(out, func(c candidate) bool { return strings.EqualFold(c.text, text) }) {
-			out = append(out, candidate{text, h})
+		if !slices.ContainsFunc(out, func(c string) bool { return strings.EqualFold(c, text) }) {
+			out = append(out, text)
 		}
 	}
-	return out, hits[0]
+	return out
 }
 
 func countWords(s string) int {

@@ -169,6 +169,9 @@ func parseSmallTalk(text string) smallTalk {
 	end, n := strip(words[start:], true, func(p talkPhrase) bool {
 		return !p.whole && (p.kind == talkThanks || p.kind == talkBye || p.kind == talkFiller)
 	})
+	if start == 0 && n == 0 {
+		return smallTalk{} // no small talk: the text is searched as it is
+	}
 	st.rest = strings.Join(words[start:len(words)-n], " ")
 	if end.kind > st.kind {
 		st.kind = end.kind
