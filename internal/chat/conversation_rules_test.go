@@ -140,3 +140,30 @@ func TestQuestionsAboutOperatorsAreAnsweredRequestsHandOver(t *testing.T) {
 		}
 	}
 }
+
+// A "did you mean…?" is no answer yet: it counts as a miss, so a second
+// reply without an answer asks for a person; picking a candidate answers
+// and starts the count again.
+func TestDidYouMeanCountsAsAMiss(t *testing.T) {
+	t.Parallel()
+	f := newDemoFixture(t)
+	conv := f.init()
+	res := f.chatIn(conv, "как подключить виджет", "ru")
+	if res.Response != i18n.Text("ru", "reply.did_you_mean") || len(res.Options) < 2 {
+		t.Fatalf("first: %+v, want did you mean with candidates", res)
+	}
+	if c := f.conv(conv); c.Misses != 1 || c.Waiting {
+		t.Fatalf("after did you mean: %d misses, waiting %v; want 1 miss and no wait", c.Misses, c.Waiting)
+	}
+	if res := f.chatIn(conv, res.Options[1], "ru"); !strings.HasPrefix(res.Response, "Вставьте один тег") {
+		t.Fatalf("picking %q: got %q, want the widget answer", res.Options[1], res.Response)
+	}
+	if c := f.conv(conv); c.Misses != 0 {
+		t.Fatalf("after an answer: %d misses, want 0", c.Misses)
+	}
+	f.chatIn(conv, "как подключить виджет", "ru")
+	res = f.chatIn(conv, "как подключить виджет", "ru")
+	if res.Response != i18n.Text("ru", "handoff.message") || !f.conv(conv).Waiting {
+		t.Fatalf("second reply without an answer: %q, want the handoff", res.Response)
+	}
+}
