@@ -95,10 +95,13 @@ func sure(h retrieval.Hit, query string) bool {
 
 // rivals reports whether other is nearly as good a match as best, and as
 // much about what the visitor asks: its question (or heading) is asked
-// about too, not only words of its answer ("can a human take over the
-// chat?" meets "What is Parley?" in its answer's "a human can take over").
+// about nearly as fully, not only words of its answer ("can a human take
+// over the chat?" meets "What is Parley?" in its answer's "a human can
+// take over"), nor a part of it when best's is asked in full ("What is
+// Parley?" beside "Which database does Parley need?").
 func rivals(best, other retrieval.Hit) bool {
-	return other.Score >= closeScoreShare*best.Score && other.Confidence >= closeConfidence && other.HeadCoverage >= minHeadCoverage
+	return other.Score >= closeScoreShare*best.Score && other.Confidence >= closeConfidence &&
+		other.HeadCoverage >= max(minHeadCoverage, closeScoreShare*best.HeadCoverage)
 }
 
 // candidates are the distinct questions (or document headings) the hits
