@@ -51,7 +51,7 @@ func openPostgres(ctx context.Context, url string, cfg *river.Config) (*Queue, e
 		pool.Close()
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Queue{client: c, close: func() error { pool.Close(); return nil }}, nil
+	return &Queue{client: c, closeDB: func() error { pool.Close(); return nil }}, nil
 }
 
 // withPGLock runs f holding River's migration lock on a connection of its
@@ -116,7 +116,7 @@ func openSQLite(ctx context.Context, path string, cfg *river.Config) (*Queue, er
 		db.Close()
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Queue{client: c, close: db.Close}, nil
+	return &Queue{client: c, closeDB: db.Close}, nil
 }
 
 // sqliteDSN matches the pragmas of the store's writer (package

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -84,9 +85,10 @@ type Options struct {
 
 // Queue is the job queue of one Parley instance.
 type Queue struct {
-	client client
-	close  func() error // the database handles Open made
-	log    *slog.Logger
+	client    client
+	closeDB   func() error // the database handles Open made
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // client is what Queue uses of a River client; *river.Client[pgx.Tx] and
@@ -143,7 +145,6 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.log = o.Logger
 	return q, nil
 }
 
@@ -196,7 +197,8 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if err := q.client.Stop(ctx); err != nil {
 		return fmt.Errorf("jobs: stop: %w", err)
 	}
-	return q.close()
+	q.closeOnce.Do(func() { q.closeErr = q.closeDB() })
+	return q.closeErr
 }
 
 // EnqueueSync queues a sync of the source. While a sync of it is already
