@@ -124,9 +124,9 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 		Workers:              workers,
 		PeriodicJobs:         periodic,
 		RescueStuckJobsAfter: o.RescueAfter,
-		// Every kind sets its own timeout (kinds.go); -1 here keeps River's
-		// one-minute default from applying to a kind that forgot, and lets
-		// RescueAfter be short in tests.
+		// Every kind sets its own timeout (addKind insists), which the
+		// rescuer also waits for. River requires RescueAfter to exceed this
+		// client-wide one; -1 (none) lets RescueAfter be short in tests.
 		JobTimeout:        -1,
 		SoftStopTimeout:   o.StopGrace,
 		FetchPollInterval: o.PollInterval,
@@ -134,6 +134,9 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 		// poll interval is shorter (tests).
 		FetchCooldown: min(o.PollInterval, river.FetchCooldownDefault),
 		RetryPolicy:   retryPolicy{},
+		// During a rolling upgrade an older instance leaves a job of a kind
+		// it does not know for the upgraded ones, instead of failing it.
+		FetchOnlyKnownKinds: true,
 	}
 	var q *Queue
 	var err error

@@ -113,6 +113,11 @@ type worker[A river.JobArgs] struct {
 }
 
 func addKind[A river.JobArgs](w *river.Workers, s spec, run func(context.Context, A) error) {
+	if s.timeout <= 0 || s.attempts < 1 {
+		// Without a timeout River's rescuer would never take the job from
+		// a dead instance (the client-wide timeout is none).
+		panic("jobs: a job kind needs a positive timeout and at least one attempt")
+	}
 	river.AddWorker(w, &worker[A]{spec: s, run: run})
 }
 
@@ -142,9 +147,8 @@ func backoff(steps []time.Duration, attempt int) time.Duration {
 	return steps[min(max(attempt, 1), len(steps))-1]
 }
 
-// retryPolicy is River's fallback for a job whose kind no worker here
-// knows (from a newer instance during a rolling upgrade): a minute, so the
-// upgraded instances pick it up soon.
+// retryPolicy is River's fallback where a worker gives no retry time (a
+// job whose args no longer decode): a minute.
 type retryPolicy struct{}
 
 func (retryPolicy) NextRetry(*rivertype.JobRow) time.Time { return time.Now().Add(time.Minute) }
