@@ -31,7 +31,7 @@ const riverMigrationLock int64 = 0x7269766572
 // openPostgres gives River a pool of its own on the store's database. A
 // search_path in the URL is sent as a session parameter, so River's tables
 // go in that schema, as the store's do.
-func openPostgres(ctx context.Context, url string, cfg *river.Config) (*Queue, error) {
+func openPostgres(ctx context.Context, url string, cfg *river.Config, log *slog.Logger) (*Queue, error) {
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err) // pgx's parse errors do not echo the password
@@ -41,7 +41,7 @@ func openPostgres(ctx context.Context, url string, cfg *river.Config) (*Queue, e
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	driver := riverpgxv5.New(pool)
-	err = withPGLock(ctx, pool, func() error { return migrate(ctx, driver, cfg.Logger) })
+	err = withPGLock(ctx, pool, func() error { return migrate(ctx, driver, log) })
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -85,7 +85,7 @@ func withPGLock(ctx context.Context, pool *pgxpool.Pool, f func() error) (err er
 // the start of a transaction, so one that reads then writes waits for it
 // rather than failing halfway. docs/operations.md ("Background jobs")
 // measures what this costs the chats.
-func openSQLite(ctx context.Context, path string, cfg *river.Config) (*Queue, error) {
+func openSQLite(ctx context.Context, path string, cfg *river.Config, log *slog.Logger) (*Queue, error) {
 	path = strings.TrimPrefix(path, "sqlite:")
 	db, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
@@ -103,15 +103,22 @@ func openSQLite(ctx context.Context, path string, cfg *river.Config) (*Queue, er
 	// No lock to take here: two processes migrating one file at the same
 	// moment collide on a table the other just made; the loser finds the
 	// work done when it tries again.
-	err = migrate(ctx, driver, cfg.Logger)
+	err = migrate(ctx, driver, log)
 	if err != nil {
-		err = migrate(ctx, driver, cfg.Logger)
+		err = migrate(ctx, driver, log)
 	}
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	c, err := river.NewClient(driver, cfg)
+	// SQLite has no LISTEN: River's stand-in polls a table every 50 ms,
+	// about 15 ms of CPU a second on an idle instance. Without it a job
+	// this instance enqueues still starts at once (the client wakes its
+	// own producer); one another instance enqueues waits for the next poll
+	// (PollInterval, 1 s), which a sync can afford.
+	sqliteCfg := *cfg
+	sqliteCfg.PollOnly = true
+	c, err := river.NewClient(driver, &sqliteCfg)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("jobs: %w", err)
@@ -134,7 +141,7 @@ func sqliteDSN(path string) string {
 
 // migrate applies River's embedded migrations that the database lacks.
 func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], log *slog.Logger) error {
-	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: log})
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quietRiver(log)})
 	if err != nil {
 		return fmt.Errorf("jobs: migrate: %w", err)
 	}

@@ -119,7 +119,7 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	}
 	workers, periodic := register(o)
 	cfg := &river.Config{
-		Logger:               o.Logger,
+		Logger:               quietRiver(o.Logger),
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
 		Workers:              workers,
 		PeriodicJobs:         periodic,
@@ -141,9 +141,9 @@ func Open(ctx context.Context, o Options) (*Queue, error) {
 	var q *Queue
 	var err error
 	if isPostgres(o.DB) {
-		q, err = openPostgres(ctx, o.DB, cfg)
+		q, err = openPostgres(ctx, o.DB, cfg, o.Logger)
 	} else {
-		q, err = openSQLite(ctx, o.DB, cfg)
+		q, err = openSQLite(ctx, o.DB, cfg, o.Logger)
 	}
 	if err != nil {
 		return nil, err
