@@ -112,9 +112,8 @@ func openSQLite(ctx context.Context, path string, cfg *river.Config, log *slog.L
 		return nil, err
 	}
 	// SQLite has no LISTEN: River's stand-in polls a table every 50 ms,
-	// about 15 ms of CPU a second on an idle instance. Without it a job
-	// this instance enqueues still starts at once (the client wakes its
-	// own producer); one another instance enqueues waits for the next poll
+	// about 15 ms of CPU a second on an idle instance. Without it a new
+	// job, from this instance or another, waits for the next poll for jobs
 	// (PollInterval, 1 s), which a sync can afford.
 	sqliteCfg := *cfg
 	sqliteCfg.PollOnly = true
