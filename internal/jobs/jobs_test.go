@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -250,5 +253,36 @@ func TestBackoff(t *testing.T) {
 	}
 	if !errors.Is(Permanent(errors.ErrUnsupported), errors.ErrUnsupported) || Permanent(nil) != nil {
 		t.Error("Permanent does not wrap its error")
+	}
+}
+
+// TestTablesInTheURLsSchema: on PostgreSQL River's tables go in the schema
+// the URL's search_path names, beside the store's, not in public.
+func TestTablesInTheURLsSchema(t *testing.T) {
+	t.Parallel()
+	db := postgresDB(t)
+	openQueue(t, Options{DB: db})
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := u.Query().Get("search_path")
+	conn, err := pgx.Connect(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var tables []string
+	rows, err := conn.Query(t.Context(), `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, schema)
+	if err == nil {
+		tables, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"river_job", "river_leader", "river_migration", "river_queue"} {
+		if !slices.Contains(tables, want) {
+			t.Errorf("schema %s has %v, want %s among them", schema, tables, want)
+		}
 	}
 }
