@@ -74,6 +74,22 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return fmt.Errorf("opening the database: %w", redact.Error(err))
 	}
 	defer st.Close()
+	// The background job queue shares the store's database; it is started
+	// below, once the services its hooks call exist, and stopped after the
+	// HTTP server (or here, on an early return), before the store closes.
+	// Its hooks are the sources service's (RunSync, EnqueueDue): built after
+	// the queue, which it needs for EnqueueSync, they reach it through
+	// closures over the service's variable.
+	queue, err := openJobs(ctx, cfg, log, jobHooks{})
+	if err != nil {
+		return fmt.Errorf("opening the job queue: %w", redact.Error(err))
+	}
+	queueStopped := false
+	defer func() {
+		if !queueStopped {
+			stopJobs(queue, cfg, log)
+		}
+	}()
 
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -204,6 +220,10 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	if ready != nil {
 		ready(ln.Addr())
 	}
+	if err := queue.Start(ctx); err != nil {
+		ln.Close()
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -221,6 +241,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// Shutdown does not wait for hijacked connections; the parked long
 	// polls were told to end (chatSvc.Stop) and answer now.
 	lot.Wait()
+	stopJobs(queue, cfg, log)
+	queueStopped = true
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
