@@ -20,10 +20,14 @@ type Request struct {
 // Reply is the agent's answer. Options become the chat response's
 // user_reply_options; nil when there are none. Unanswered is set when the
 // agent could not answer (it said so in Text): two in a row ask for a human.
+// Sources are the pages and documents the answer comes from (the chat
+// response's "sources"); nil when it comes from none (a Q&A entry, small
+// talk, "I don't know").
 type Reply struct {
 	Text       string
 	Options    []string
 	Unanswered bool
+	Sources    []domain.SourceRef
 }
 
 // Responder answers a visitor. It must honour ctx's deadline; the chat

@@ -72,7 +72,7 @@ func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
 	}
 	best := hits[0]
 	related := suggestions(hits[1:], best.EntryIndex, relatedConfidence, best.Score*relatedScoreShare, maxRelated)
-	return Reply{Text: best.Passage, Options: related}, nil
+	return Reply{Text: best.Passage, Options: related, Sources: cite(best)}, nil
 }
 
 // confident reports whether a hit is good enough to answer with (see
@@ -104,25 +104,18 @@ func suggestions(hits []retrieval.Hit, answered int, minConf, minScore float64, 
 }
 
 // Passages returns the k passages of the agent's knowledge that match text
-// best, for an LLM's retrieval-augmented prompt: a Q&A entry as
-// "Q: …\nA: …", a document passage as its heading and text on the next
-// line. Matches too weak to help (below nearMissMin) are left out, so the
-// result may be empty.
-func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k int) ([]string, error) {
+// best, for an LLM's retrieval-augmented prompt, with what each cites (see
+// passage). Matches too weak to help (below nearMissMin) are left out, so
+// the result may be empty.
+func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k int) ([]Passage, error) {
 	ix, err := kb.index(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []Passage
 	for _, h := range ix.Search(text, lang, k) {
-		switch {
-		case h.Confidence < nearMissMin:
-		case h.Question != "":
-			out = append(out, "Q: "+h.Question+"\nA: "+h.Passage)
-		case h.Heading != "":
-			out = append(out, h.Heading+"\n"+h.Passage)
-		default:
-			out = append(out, h.Passage)
+		if h.Confidence >= nearMissMin {
+			out = append(out, passage(h))
 		}
 	}
 	return out, nil

@@ -122,9 +122,13 @@ func TestKBPassages(t *testing.T) {
 		{"quantum chromodynamics", "en", 3, nil},
 	}
 	for _, tt := range tests {
-		got, err := kb.Passages(context.Background(), a, tt.text, tt.lang, tt.k)
+		passages, err := kb.Passages(context.Background(), a, tt.text, tt.lang, tt.k)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range passages {
+			got = append(got, p.Text)
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("Passages(%q, %s, %d) = %q, want %q", tt.text, tt.lang, tt.k, got, tt.want)

@@ -21,11 +21,14 @@ type ChatInput struct {
 }
 
 // ChatResult is one of the spec's two 200 bodies: Handoff true means an
-// operator handles the conversation (the AI did not answer).
+// operator handles the conversation (the AI did not answer). Sources are
+// the pages and documents the answer comes from (agent.Reply.Sources), nil
+// when none; they are returned, not stored with the message.
 type ChatResult struct {
 	Handoff  bool
 	Response string
 	Options  []string
+	Sources  []domain.SourceRef
 }
 
 // Chat stores the visitor's message and, while the AI handles the
@@ -88,7 +91,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 		return ChatResult{}, err
 	}
 	s.changed(conv.AccountID, conv.ID)
-	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
+	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
 }
 
 // chatInstant is Chat for an agent whose responder answers from memory
@@ -128,7 +131,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 	if !stored {
 		return ChatResult{Handoff: true}, nil
 	}
-	return ChatResult{Response: reply.Text, Options: reply.Options}, nil
+	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
 }
 
 // reply is the agent's answer to a visitor's text in a conversation the AI

@@ -76,10 +76,13 @@ type chatRequest struct {
 }
 
 // The spec's two 200 bodies. They are separate types so that the handoff
-// body can never carry a "response" key.
+// body can never carry a "response" key. "sources" is ours, not the spec's:
+// it is left out when the answer cites nothing, so such a body is exactly
+// the spec's.
 type aiReply struct {
-	Response         string   `json:"response"`
-	UserReplyOptions []string `json:"user_reply_options,omitempty"`
+	Response         string             `json:"response"`
+	UserReplyOptions []string           `json:"user_reply_options,omitempty"`
+	Sources          []domain.SourceRef `json:"sources,omitempty"`
 }
 
 type handoffReply struct {
@@ -116,7 +119,7 @@ func (a *API) Chat(w http.ResponseWriter, r *http.Request) {
 		httpx.JSON(w, http.StatusOK, handoffReply{Handoff: "human", Wait: true})
 		return
 	}
-	httpx.JSON(w, http.StatusOK, aiReply{Response: res.Response, UserReplyOptions: res.Options})
+	httpx.JSON(w, http.StatusOK, aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources})
 }
 
 type pollMessage struct {

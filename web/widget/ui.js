@@ -8,7 +8,7 @@
 // The texts by language: the build fills them in from the message
 // catalogues (web/i18n, keys widget.<name>), each language's joined with
 // '|' in the order of these names, which mount destructures.
-const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats');
+const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources');
 
 // The server's limit, counted in code points as the server counts them.
 const MAX = 2000;
@@ -30,7 +30,7 @@ const h = (tag, cls, text, attrs = {}) => {
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
 export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) {
-  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater] = TEXTS[lang].split('|');
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
 
@@ -170,7 +170,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
         emit('message', { role: 'visitor', text: m.t });
         if (typeof d.response == 'string') {
           human(0);
-          add({ r: 'a', t: d.response });
+          add({ r: 'a', t: d.response, ...Array.isArray(d.sources) && { l: d.sources } });
           quick(d.user_reply_options);
         } else if (d.handoff == 'human') {
           // Not a failure: an operator has the conversation (spec).
@@ -246,7 +246,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
     if (S.m.length > 200) S.m.splice(0, S.m.length - 200);
     save();
     draw(m);
-    if (!quiet && m.r != 's') emit('message', { role: m.r == 'o' ? 'operator' : 'assistant', text: m.t, operator_name: m.n });
+    if (!quiet && m.r != 's') emit('message', { role: m.r == 'o' ? 'operator' : 'assistant', text: m.t, operator_name: m.n, sources: m.l });
   };
 
   // draw shows one message. Web addresses become links that open in a new
@@ -263,6 +263,24 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
       i = x.index + u.length;
     }
     el.append(s.slice(i));
+    // The pages and documents an answer cites (m.l, as chat sent them), as
+    // a list under it. Only http(s) addresses become links; anything else,
+    // and a document without one, stays text.
+    const ls = (Array.isArray(m.l) ? m.l : []).filter(x => x?.title && typeof x.title == 'string').slice(0, 5);
+    if (ls.length) {
+      const ul = h('ul', '', '', { 'aria-label': tSrc });
+      for (const x of ls) {
+        let u;
+        try {
+          u = /^https?:$/.test(new URL(x.url).protocol) && x.url;
+        } catch {}
+        const li = h('li');
+        li.append(u ? h('a', '', x.title, { href: u, target: '_blank', rel: 'noopener noreferrer' }) : x.title);
+        ul.append(li);
+      }
+      // The visible label repeats the list's name: screen readers skip it.
+      el.appendChild(h('div', 'sc')).append(h('span', '', tSrc, { 'aria-hidden': 'true' }), ul);
+    }
     els.set(m, el);
     log.append(el);
     log.scrollTop = log.scrollHeight;
@@ -361,7 +379,11 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
     draftT = setTimeout(save, 400);
   };
   addEventListener('pagehide', save);
-  panel.onkeydown = e => e.key == 'Escape' && close();
+  // Not `e.key == 'Escape' && close()`: a handler returning false cancels
+  // the event, which kept Tab from moving the focus in the panel.
+  panel.onkeydown = e => {
+    if (e.key == 'Escape') close();
+  };
 
   box.value = typeof S.d == 'string' ? S.d : '';
   named();

@@ -55,8 +55,9 @@ const (
 // Deps are what the responder reads besides the model. Any may be nil.
 type Deps struct {
 	// Passages returns up to k knowledge passages relevant to text, best
-	// first. Nil means the model answers from its instructions alone.
-	Passages func(ctx context.Context, a domain.Agent, text, lang string, k int) ([]string, error)
+	// first, with the sources they cite. Nil means the model answers from
+	// its instructions alone.
+	Passages func(ctx context.Context, a domain.Agent, text, lang string, k int) ([]agent.Passage, error)
 	// History returns the conversation's newest limit messages oldest
 	// first, the visitor's current message included as the last one. It is
 	// asked for HistoryMessages: a conversation may be long, and only its
@@ -122,7 +123,7 @@ func (r *Responder) Respond(ctx context.Context, req agent.Request) (agent.Reply
 		defer cancel()
 	}
 
-	msgs := r.messages(ctx, req, instructions, cfg.HistoryBudget)
+	msgs, passages := r.messages(ctx, req, instructions, cfg.HistoryBudget)
 	content, err := r.complete(ctx, req.Agent.ID, cfg, msgs)
 	if err != nil {
 		return agent.Reply{}, err
@@ -131,6 +132,11 @@ func (r *Responder) Respond(ctx context.Context, req agent.Request) (agent.Reply
 	if reply.Text == "" {
 		r.log.WarnContext(ctx, "LLM returned no reply text", "agent", req.Agent.ID, "model", cfg.Model)
 		return agent.Reply{}, fmt.Errorf("%w: empty reply", ErrBackend)
+	}
+	if !reply.Unanswered {
+		// The model is not asked which passages it used: every page and
+		// document it was given is cited (see docs/agent.md).
+		reply.Sources = agent.Sources(passages)
 	}
 	return reply, nil
 }

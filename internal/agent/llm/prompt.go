@@ -36,8 +36,10 @@ const replyFormat = `Reply with one JSON object and nothing else, in this form:
 
 // messages builds everything the model is sent for req: the system prompt,
 // then the earlier turns that fit the budget, then the visitor's message.
-func (r *Responder) messages(ctx context.Context, req agent.Request, instructions string, budget int) []message {
-	var passages []string
+// It also returns the knowledge passages the prompt holds, which the reply
+// cites.
+func (r *Responder) messages(ctx context.Context, req agent.Request, instructions string, budget int) ([]message, []agent.Passage) {
+	var passages []agent.Passage
 	if r.deps.Passages != nil {
 		var err error
 		passages, err = r.deps.Passages(ctx, req.Agent, req.Text, req.Lang, passageCount)
@@ -58,9 +60,13 @@ func (r *Responder) messages(ctx context.Context, req agent.Request, instruction
 		}
 	}
 
-	msgs := []message{{Role: roleSystem, Content: systemPrompt(req.Agent, instructions, passages, req.Lang)}}
+	texts := make([]string, len(passages))
+	for i, p := range passages {
+		texts[i] = p.Text
+	}
+	msgs := []message{{Role: roleSystem, Content: systemPrompt(req.Agent, instructions, texts, req.Lang)}}
 	msgs = append(msgs, earlierTurns(history, req.Text, budget)...)
-	return append(msgs, message{Role: roleUser, Content: req.Text})
+	return append(msgs, message{Role: roleUser, Content: req.Text}), passages
 }
 
 // systemPrompt is the owner's instructions (or a default naming the

@@ -25,12 +25,12 @@ func TestRequestSent(t *testing.T) {
 	}
 	var gotK int
 	deps := Deps{
-		Passages: func(_ context.Context, a domain.Agent, text, lang string, k int) ([]string, error) {
+		Passages: func(_ context.Context, a domain.Agent, text, lang string, k int) ([]agent.Passage, error) {
 			if a.ID != "ag1" || text != "Do you ship abroad?" || lang != "ro" {
 				t.Errorf("Passages(%q, %q, %q)", a.ID, text, lang)
 			}
 			gotK = k
-			return []string{"We ship to all EU countries.", "Shipping takes 3-5 days."}, nil
+			return []agent.Passage{{Text: "We ship to all EU countries."}, {Text: "Shipping takes 3-5 days."}}, nil
 		},
 		History: func(_ context.Context, id string, limit int) ([]domain.Message, error) {
 			if id != "c1" || limit != HistoryMessages {
@@ -205,7 +205,7 @@ func TestDepsFailuresDegrade(t *testing.T) {
 	srv := newFakeServer(t, completion("ok"))
 	log, logs := testLogger()
 	deps := Deps{
-		Passages: func(context.Context, domain.Agent, string, string, int) ([]string, error) {
+		Passages: func(context.Context, domain.Agent, string, string, int) ([]agent.Passage, error) {
 			return nil, errors.New("index down")
 		},
 		History: func(context.Context, string, int) ([]domain.Message, error) { return nil, errors.New("db down") },
