@@ -74,6 +74,29 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		return fmt.Errorf("opening the database: %w", redact.Error(err))
 	}
 	defer st.Close()
+	// The background job queue shares the store's database; it is started
+	// below, once the services its hooks call exist, and stopped after the
+	// HTTP server (or here, on an early return), before the store closes.
+	// Its hooks are the sources service's (RunSync, EnqueueDue): built after
+	// the queue, which it needs for EnqueueSync, they reach it through
+	// closures over the service's variable.
+	var sourceSvc *sources.Service
+	queue, err := openJobs(ctx, cfg, log, jobHooks{
+		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
+		EnqueueDue: func(ctx context.Context) error {
+			_, err := sourceSvc.EnqueueDue(ctx, time.Now())
+			return err
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("opening the job queue: %w", redact.Error(err))
+	}
+	queueStopped := false
+	defer func() {
+		if !queueStopped {
+			stopJobs(queue, cfg, log)
+		}
+	}()
 
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -147,11 +170,11 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	agents := agentadmin.New(agentadmin.Options{
 		Store: st, Bounds: bounds(cfg), Invalidate: kb.Invalidate, CheckEndpoint: llmBackend.CheckAgentConfig,
 	})
-	// Website sources. Queue: nil until the job queue is wired (issue 16's
-	// jobs lane replaces it with River's, whose worker calls
-	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue).
-	sourceSvc := sources.New(sources.Options{
-		Store: st, Queue: nil, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: kb.Invalidate, Logger: log,
+	// Website sources: syncs run on the job queue, whose worker calls
+	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue (the
+	// hooks above; the queue starts only after this is set).
+	sourceSvc = sources.New(sources.Options{
+		Store: st, Queue: queue, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: kb.Invalidate, Logger: log,
 	})
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
@@ -204,6 +227,10 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	if ready != nil {
 		ready(ln.Addr())
 	}
+	if err := queue.Start(ctx); err != nil {
+		ln.Close()
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -221,6 +248,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// Shutdown does not wait for hijacked connections; the parked long
 	// polls were told to end (chatSvc.Stop) and answer now.
 	lot.Wait()
+	stopJobs(queue, cfg, log)
+	queueStopped = true
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -60,15 +60,22 @@ const (
 func (kb *KB) Instant(domain.Agent) bool { return true }
 
 func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
+	talk := parseSmallTalk(req.Text)
+	if talk.only() {
+		return smallTalkReply(talk, req.Agent.ChatbotName, req.Lang), nil
+	}
 	ix, err := kb.index(ctx, req.Agent)
 	if err != nil {
 		return Reply{}, err
 	}
-	hits := ix.Search(req.Text, req.Lang, searchDepth)
+	hits := ix.Search(talk.question(req.Text), req.Lang, searchDepth)
 	if len(hits) == 0 || !confident(hits[0]) {
 		t := phrasesFor(req.Lang)
 		options := append([]string{t.human}, suggestions(hits, -1, nearMissMin, 0, maxNearMisses)...)
 		return Reply{Text: t.dontKnow, Options: options, Unanswered: true}, nil
+	}
+	if r, ok := clarify(hits, talk.question(req.Text), req.Lang); ok {
+		return r, nil
 	}
 	best := hits[0]
 	related := suggestions(hits[1:], best.EntryIndex, relatedConfidence, best.Score*relatedScoreShare, maxRelated)
@@ -121,11 +128,11 @@ func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k
 	return out, nil
 }
 
-type phraseSet struct{ dontKnow, human string }
+type phraseSet struct{ dontKnow, human, didYouMean string }
 
 // phrasesFor returns the agent's own texts in lang, English for languages
 // Parley does not speak (catalogue keys reply.*). handoff matches the human
 // option literally, from the same key.
 func phrasesFor(lang string) phraseSet {
-	return phraseSet{dontKnow: i18n.Text(lang, "reply.unknown"), human: i18n.Text(lang, "reply.human")}
+	return phraseSet{dontKnow: i18n.Text(lang, "reply.unknown"), human: i18n.Text(lang, "reply.human"), didYouMean: i18n.Text(lang, "reply.did_you_mean")}
 }

@@ -375,7 +375,7 @@ func TestKBStop(t *testing.T) {
 func TestKBLoadError(t *testing.T) {
 	t.Parallel()
 	kb := newTestKB(t, closedStore(t), KBOptions{})
-	if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "x"}, Text: "hi"}); err == nil {
+	if _, err := kb.Respond(context.Background(), Request{Agent: domain.Agent{ID: "x"}, Text: "opening hours"}); err == nil { // small talk ("hi") needs no knowledge
 		t.Fatal("answered from a knowledge base it could not read")
 	}
 }

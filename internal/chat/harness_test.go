@@ -143,6 +143,10 @@ type fixtureOptions struct {
 	maxMessages int           // 0: the default cap
 	aiTimeout   time.Duration // 0: the default
 	replies     []agent.Reply // nil: one answered reply
+	// knowledgeBase answers with the real knowledge-base agent over the
+	// fixture's store, from knowledge (the AI script is not used).
+	knowledgeBase bool
+	knowledge     []domain.KnowledgeEntry
 }
 
 // start is the fixture's first instant: the middle of a month, so a month
@@ -166,6 +170,11 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if o.instant {
 		responder = instantScript{f.ai}
 	}
+	if o.knowledgeBase {
+		kb := agent.NewKB(st, agent.KBOptions{})
+		t.Cleanup(kb.Stop)
+		responder = kb
+	}
 	if o.limits == (domain.Limits{}) {
 		o.limits = domain.Limits{MonthlyConversations: 1000}
 	}
@@ -176,17 +185,17 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.agent, f.key = f.newAgent(f.account.ID, o.config)
+	f.agent, f.key = f.newAgent(f.account.ID, o.config, o.knowledge...)
 	f.svc = New(Options{Store: st, Responder: responder, Notifier: f.notes, Now: f.clock.Now, Observer: f.observer,
 		Logger: slog.New(slog.DiscardHandler), MaxMessages: o.maxMessages, AITimeout: o.aiTimeout})
 	t.Cleanup(f.svc.Stop)
 	return f
 }
 
-func (f *fixture) newAgent(accountID, config string) (domain.Agent, string) {
+func (f *fixture) newAgent(accountID, config string, knowledge ...domain.KnowledgeEntry) (domain.Agent, string) {
 	f.t.Helper()
 	key := secret.WidgetKey()
-	ag, err := f.store.CreateAgent(f.ctx, store.NewAgent{AccountID: accountID, ChatbotName: "Helper", Config: json.RawMessage(config), Key: key})
+	ag, err := f.store.CreateAgent(f.ctx, store.NewAgent{AccountID: accountID, ChatbotName: "Helper", Config: json.RawMessage(config), Key: key, Knowledge: knowledge})
 	if err != nil {
 		f.t.Fatal(err)
 	}

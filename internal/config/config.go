@@ -46,6 +46,14 @@ type Config struct {
 	// chat answers 403 and the widget starts a new conversation.
 	MaxMessagesPerConversation int
 	Knowledge                  Knowledge
+	Jobs                       Jobs
+}
+
+// Jobs tunes the background job queue (package jobs, docs/operations.md).
+type Jobs struct {
+	Workers     int           // jobs this instance runs at once
+	RescueAfter time.Duration // a job running this long belonged to a dead instance: run it again
+	StopGrace   time.Duration // on shutdown, how long running jobs may finish before they are cancelled
 }
 
 // Knowledge bounds what accounts keep and how much memory the agents'
@@ -111,6 +119,9 @@ var settings = []setting{
 	{"max-agents-per-account", "PARLEY_MAX_AGENTS_PER_ACCOUNT", strconv.Itoa(domain.DefaultMaxAgentsPerAccount), "most agents an account may have"},
 	{"knowledge-cache-mb", "PARLEY_KNOWLEDGE_CACHE_MB", "256", "memory for the agents' knowledge indexes, in MB (least recently used go first)"},
 	{"sources-max-chars", "PARLEY_SOURCES_MAX_CHARS", strconv.Itoa(domain.DefaultSourcesMaxChars), "most characters of page text an agent's website sources may hold, all together"},
+	{"jobs-workers", "PARLEY_JOBS_WORKERS", "4", "background jobs (source syncs) this instance runs at once"},
+	{"jobs-rescue-after", "PARLEY_JOBS_RESCUE_AFTER", "1h", "a background job still running this long after it started is taken to be a dead instance's and run again (more than the 35m sync timeout)"},
+	{"jobs-stop-grace", "PARLEY_JOBS_STOP_GRACE", "10s", "on shutdown, how long running background jobs may finish before they are cancelled and queued again"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -183,6 +194,17 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	c.Knowledge.CacheBytes <<= 20
 	if c.AITimeout, err = time.ParseDuration(get("ai-timeout")); err != nil || c.AITimeout <= 0 {
 		errs = append(errs, fmt.Errorf("AI timeout %q: want a positive Go duration such as 30s", get("ai-timeout")))
+	}
+	if c.Jobs.Workers, err = strconv.Atoi(get("jobs-workers")); err != nil || c.Jobs.Workers < 1 || c.Jobs.Workers > 1000 {
+		errs = append(errs, fmt.Errorf("jobs workers %q: want a whole number from 1 to 1000", get("jobs-workers")))
+	}
+	// The rescue delay must outlast a sync's own time limit (35 min), or a
+	// sync still working would be started again on another instance.
+	if c.Jobs.RescueAfter, err = time.ParseDuration(get("jobs-rescue-after")); err != nil || c.Jobs.RescueAfter <= 35*time.Minute {
+		errs = append(errs, fmt.Errorf("jobs rescue after %q: want a Go duration over 35m such as 1h", get("jobs-rescue-after")))
+	}
+	if c.Jobs.StopGrace, err = time.ParseDuration(get("jobs-stop-grace")); err != nil || c.Jobs.StopGrace <= 0 {
+		errs = append(errs, fmt.Errorf("jobs stop grace %q: want a positive Go duration such as 10s", get("jobs-stop-grace")))
 	}
 	switch c.LogFormat {
 	case "text", "json":

@@ -5,12 +5,15 @@ import (
 	"mime"
 	"net/http"
 	"unicode/utf8"
+
+	"parley/internal/agentadmin"
 )
 
 // Limits of the agent forms. The name and knowledge items follow the
 // rules both this and the management API apply (agentadmin), so what is
 // saved here can also be sent there and the other way round.
 const (
+	// An upload's parts beyond this wait in temporary files.
 	maxKnowledgeUpload = 1 << 20
 
 	// The config's values have the bounds of domain.AgentConfig.Validate,
@@ -18,10 +21,11 @@ const (
 
 	// Request bodies: small forms; the settings (long instructions,
 	// URL-encoded); knowledge, where a document's 200,000 characters can
-	// take 2.4 MB URL-encoded and an upload carries a file of 1 MiB too.
+	// take 2.4 MB URL-encoded and an upload carries a file of up to
+	// agentadmin.MaxUpload (10 MiB) too.
 	maxSmallForm     = 64 << 10
 	maxSettingsForm  = 1 << 20
-	maxKnowledgeForm = 4 << 20
+	maxKnowledgeForm = agentadmin.MaxUpload + 4<<20
 
 	defaultColor = "#2563eb" // the widget's colour when none is set
 )

@@ -533,8 +533,8 @@ func TestAgentKnowledge(t *testing.T) {
 		msg    string
 	}{
 		{"both", map[string]string{"kind": "document", "title": "Typed title", "text": "pasted"}, []byte("file"), 400, "not both"},
-		{"not UTF-8", map[string]string{"kind": "document", "title": "Typed title"}, []byte{0xff, 0xfe, 'a'}, 400, "must be UTF-8"},
-		{"too large", map[string]string{"kind": "document", "title": "Typed title"}, bytes.Repeat([]byte("a"), maxKnowledgeUpload+1), 413, "larger than 1 MiB"},
+		{"not UTF-8", map[string]string{"kind": "document", "title": "Typed title"}, []byte{0xff, 0xfe, 'a'}, 400, "is not text, Markdown, HTML, PDF or Word"},
+		{"too large", map[string]string{"kind": "document", "title": "Typed title"}, bytes.Repeat([]byte("a"), agentadmin.MaxUpload+1), 413, "larger than 10 MiB"},
 		{"empty", map[string]string{"kind": "document", "title": "Typed title"}, nil, 400, "A document needs a text"},
 	} {
 		name := "f.txt"

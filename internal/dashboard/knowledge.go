@@ -111,4 +111,9 @@ var knowledgeMessage = map[domain.KnowledgeProblem]string{
 	domain.KnowledgeDocLong:    "kb.doc.long",
 	domain.KnowledgeNotUTF8:    "kb.doc.utf8",
 	domain.KnowledgeNUL:        "kb.doc.utf8",
+	// Uploaded files (agentadmin.FileDocument).
+	domain.KnowledgeFileUnsupported: "kb.file.unsupported",
+	domain.KnowledgeFileNoText:      "kb.file.notext",
+	domain.KnowledgeFileNoContent:   "kb.file.nocontent",
+	domain.KnowledgeFileDamaged:     "kb.file.damaged",
 }

@@ -2,15 +2,15 @@ package dashboard
 
 import (
 	"errors"
-	"io"
 	"net/http"
-	"parley/internal/domain"
 	"strings"
-	"unicode/utf8"
+
+	"parley/internal/agentadmin"
+	"parley/internal/domain"
 )
 
 // uploadedDocument puts an uploaded file's text into the document e, if a
-// file was chosen. It returns a status and message key when the file is
+// file was chosen (the API's function: agentadmin.FileDocument). It returns a status and message key when the file is
 // refused.
 func uploadedDocument(r *http.Request, e *domain.KnowledgeEntry) (int, string) {
 	if r.MultipartForm == nil {
@@ -27,18 +27,13 @@ func uploadedDocument(r *http.Request, e *domain.KnowledgeEntry) (int, string) {
 	if strings.TrimSpace(e.Text) != "" {
 		return http.StatusBadRequest, "kb.doc.both"
 	}
-	body, err := io.ReadAll(io.LimitReader(f, maxKnowledgeUpload+1))
-	switch {
-	case err != nil:
+	doc, err := agentadmin.FileDocument(f, hdr.Filename, e.Title, e.Lang)
+	if err != nil {
+		if status, key := knowledgeRefusal(err); key != "" {
+			return status, key
+		}
 		return http.StatusBadRequest, "agent.invalid"
-	case len(body) > maxKnowledgeUpload:
-		return http.StatusRequestEntityTooLarge, "kb.doc.large"
-	case !utf8.Valid(body):
-		return http.StatusBadRequest, "kb.doc.utf8"
 	}
-	e.Text = string(body)
-	if strings.TrimSpace(e.Title) == "" {
-		e.Title = strings.TrimSuffix(strings.TrimSuffix(hdr.Filename, ".md"), ".txt")
-	}
+	*e = doc
 	return 0, ""
 }

@@ -33,6 +33,15 @@ const (
 	// The agent's bounds (KnowledgeLimits): 413s, *KnowledgeLimitError.
 	KnowledgeTooMany  KnowledgeProblem = "limit.items"
 	KnowledgeTooLarge KnowledgeProblem = "limit.chars"
+	// An uploaded file (agentadmin.FileDocument). Unreadable files are
+	// 400s (*KnowledgeError with the extractor's words); a file or its text
+	// beyond a bound is a 413 (*KnowledgeLimitError).
+	KnowledgeFileUnsupported KnowledgeProblem = "file.unsupported"
+	KnowledgeFileNoText      KnowledgeProblem = "file.notext"
+	KnowledgeFileNoContent   KnowledgeProblem = "file.nocontent"
+	KnowledgeFileDamaged     KnowledgeProblem = "file.damaged"
+	KnowledgeFileLarge       KnowledgeProblem = "file.large"
+	KnowledgeFileLong        KnowledgeProblem = "file.long"
 )
 
 var knowledgeProblemText = map[KnowledgeProblem]string{

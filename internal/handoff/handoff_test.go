@@ -29,6 +29,26 @@ func TestAsksForHuman(t *testing.T) {
 		{"Can someone tell me the price?", false},
 		{"homework", false},         // not the word "om" or "human"
 		{"Romania shipping", false}, // "om" inside a word does not count
+		{"Operator please", true},
+		{"a real person pls", true},
+		{"i need a human", true},
+		{"how can I speak with someone from your team?", true},
+		{"operator uman vă rog", true},
+		{"Aș vrea să vorbesc cu un operator", true},
+		{"pot sa vorbesc cu cineva?", true},
+		{"соедините с оператором", true},
+		{"можно поговорить с живым человеком?", true},
+		{"оператора пожалуйста", true},
+		// Questions about operators and takeovers are for the agent.
+		{"what happens when an operator takes over?", false},
+		{"Can a human operator take over the conversation?", false},
+		{"Which languages does the agent speak?", false},
+		{"are you human?", false},
+		{"Poate un operator uman să preia conversația?", false},
+		{"ce se întâmplă când preia un operator?", false},
+		{"Может ли оператор подключиться к разговору?", false},
+		{"что будет, когда оператор возьмёт разговор?", false},
+		{"ты человек?", false},
 		{"my mobile operator charged me twice for the same order and I would like to know why this happened", false},
 	}
 	for _, tt := range tests {

@@ -2,21 +2,17 @@ package manageapi
 
 import (
 	"errors"
-	"io"
 	"mime"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"parley/internal/agentadmin"
 	"parley/internal/domain"
 	"parley/internal/httpx"
 )
 
-// maxUpload bounds an uploaded document file. A pasted document travels in
-// a JSON body (at most 64 KiB); an uploaded file may be larger. The limits
-// on the items themselves are domain.CheckKnowledge's.
-const maxUpload = 1 << 20
+// uploadMemory is how much of a multipart upload is held in memory; the
+// rest of a file (up to agentadmin.MaxUpload) waits in a temporary file.
+const uploadMemory = 1 << 20
 
 func (a *API) ListKnowledge(w http.ResponseWriter, r *http.Request) {
 	entries, err := a.agents.Knowledge(r.Context(), account(r).ID, r.PathValue("id"))
@@ -29,8 +25,9 @@ func (a *API) ListKnowledge(w http.ResponseWriter, r *http.Request) {
 
 // AddKnowledge adds an entry or a document. A document can be pasted in the
 // JSON body ({"kind":"document","title":…,"text":…}) or uploaded as a
-// multipart form with a "file" field (plain text or Markdown) and optional
-// "title" and "lang" fields.
+// multipart form with a "file" field (text, Markdown, HTML, PDF or DOCX,
+// told apart by content; agentadmin.FileDocument) and optional "title" and
+// "lang" fields.
 func (a *API) AddKnowledge(w http.ResponseWriter, r *http.Request) {
 	var e domain.KnowledgeEntry
 	var err error
@@ -52,8 +49,8 @@ func (a *API) AddKnowledge(w http.ResponseWriter, r *http.Request) {
 }
 
 func uploadedDocument(w http.ResponseWriter, r *http.Request) (domain.KnowledgeEntry, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+64<<10)
-	if err := r.ParseMultipartForm(maxUpload); err != nil {
+	r.Body = http.MaxBytesReader(w, r.Body, agentadmin.MaxUpload+64<<10)
+	if err := r.ParseMultipartForm(uploadMemory); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return domain.KnowledgeEntry{}, httpx.ErrTooLarge
@@ -66,21 +63,7 @@ func uploadedDocument(w http.ResponseWriter, r *http.Request) (domain.KnowledgeE
 		return domain.KnowledgeEntry{}, domain.Invalid(`the upload needs a "file" field`)
 	}
 	defer f.Close()
-	body, err := io.ReadAll(io.LimitReader(f, maxUpload+1))
-	if err != nil {
-		return domain.KnowledgeEntry{}, err
-	}
-	if len(body) > maxUpload {
-		return domain.KnowledgeEntry{}, httpx.ErrTooLarge
-	}
-	if !utf8.Valid(body) {
-		return domain.KnowledgeEntry{}, domain.Invalid("the file must be UTF-8 plain text or Markdown")
-	}
-	title := r.FormValue("title")
-	if title == "" {
-		title = strings.TrimSuffix(strings.TrimSuffix(hdr.Filename, ".md"), ".txt")
-	}
-	return domain.KnowledgeEntry{Kind: domain.KindDocument, Title: title, Text: string(body), Lang: r.FormValue("lang")}, nil
+	return agentadmin.FileDocument(f, hdr.Filename, r.FormValue("title"), r.FormValue("lang"))
 }
 
 // UpdateKnowledge changes the fields sent; the others keep their values.

@@ -258,3 +258,22 @@ func TestCheckURLLocalhost(t *testing.T) {
 		t.Fatalf("CheckURL(localhost) = %v", err)
 	}
 }
+
+// Options.TestOnlyAllowAddrs lets exactly the listed address and port
+// through, and nothing else on loopback: not the same address on another
+// port.
+func TestTestOnlyAllowAddrs(t *testing.T) {
+	t.Parallel()
+	allowed := newCounted(t, ok)
+	other := newCounted(t, ok)
+	g := New(Options{TestOnlyAllowAddrs: []netip.AddrPort{netip.MustParseAddrPort(allowed.Listener.Addr().String())}})
+	if body, err := get(t, g.Client(), allowed.URL); err != nil || body != "secret" {
+		t.Errorf("the listed address: %q, %v", body, err)
+	}
+	if _, err := get(t, g.Client(), other.URL); !IsRefusal(err) {
+		t.Errorf("another port on the same address: %v, want a refusal", err)
+	}
+	if other.hits.Load() != 0 {
+		t.Error("the unlisted server was reached")
+	}
+}

@@ -54,6 +54,13 @@ type Options struct {
 	Resolver Resolver
 	// LookupTimeout bounds CheckURL's lookup; 0 is DefaultLookupTimeout.
 	LookupTimeout time.Duration
+	// TestOnlyAllowAddrs is for tests of other packages, never for
+	// configuration: dials to exactly these addresses and ports are let
+	// through although the rule refuses them, so that a loopback test
+	// server can stand for a public site while every other loopback
+	// address stays refused (a redirect from it to 127.0.0.1 is then
+	// refused as in production).
+	TestOnlyAllowAddrs []netip.AddrPort
 }
 
 // Resolver is the part of *net.Resolver that CheckURL uses.
@@ -85,6 +92,16 @@ func New(o Options) *Guard {
 	}
 	if g.lookupTimeout <= 0 {
 		g.lookupTimeout = DefaultLookupTimeout
+	}
+	if allow := o.TestOnlyAllowAddrs; len(allow) > 0 {
+		g.allowDial = func(ap netip.AddrPort) bool {
+			for _, a := range allow {
+				if ap.Addr().Unmap() == a.Addr().Unmap() && ap.Port() == a.Port() {
+					return true
+				}
+			}
+			return false
+		}
 	}
 	// net/http's default dialer settings, plus the check.
 	g.dialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, ControlContext: g.control}

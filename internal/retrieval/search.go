@@ -19,6 +19,14 @@ type Hit struct {
 	// HeadCoverage in [0,1]: how much of the unit's question or heading
 	// the query asks about (see below).
 	HeadCoverage float64
+	// QueryCoverage in [0,1]: the share of the query's information the
+	// unit accounts for (q below, before head coverage raises it).
+	QueryCoverage float64
+	// Unknown in [0,1]: the share of the query's information in words no
+	// unit has, not even as a typo, relative or synonym; the same for every
+	// hit of a search. A question whose own subject is unknown ("do you
+	// sell cars?" to a furniture shop) is often one the knowledge lacks.
+	Unknown float64
 }
 
 // Confidence scoring. Confidence looks at a match from both sides:
@@ -109,9 +117,12 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 		return nil
 	}
 	terms := li.queryTerms(query, lang)
-	var total float64
+	var total, unknown float64
 	for _, t := range terms {
 		total += t.weight
+		if len(t.alts) == 0 {
+			unknown += t.weight
+		}
 	}
 	if total == 0 {
 		return nil
@@ -142,14 +153,16 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 		u := ix.units[li.units[local]]
 		hc := li.headCoverage(local, acc.head[local])
 		hits = append(hits, Hit{
-			Entry:        ix.entries[u.entry],
-			EntryIndex:   u.entry,
-			Question:     u.question,
-			Heading:      u.heading,
-			Passage:      u.text,
-			Score:        acc.score[local],
-			Confidence:   confidence(acc.match[local]/total, hc),
-			HeadCoverage: hc,
+			Entry:         ix.entries[u.entry],
+			EntryIndex:    u.entry,
+			Question:      u.question,
+			Heading:       u.heading,
+			Passage:       u.text,
+			Score:         acc.score[local],
+			Confidence:    confidence(acc.match[local]/total, hc),
+			HeadCoverage:  hc,
+			QueryCoverage: min(acc.match[local]/total, 1),
+			Unknown:       unknown / total,
 		})
 	}
 	return hits

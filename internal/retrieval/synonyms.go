@@ -55,7 +55,8 @@ var synonymGroups = map[string]string{
 		unsubscribe newsletter ads advertising marketing
 		pay payment
 		installment instalment installments credit
-		support help assistance helpdesk`,
+		support assistance helpdesk helpline
+		add embed integrate connect plug insert`,
 	"ro": `
 		livrare livra transport expediere expedia trimite ajunge curier
 		cost pret tarif taxa scump ieftin
@@ -101,7 +102,8 @@ var synonymGroups = map[string]string{
 		modifica schimba
 		dezabona newsletter reclame publicitate
 		rate credit
-		suport asistenta ajutor`,
+		suport asistenta ajutor
+		adauga adaugare integra integrare insera include`,
 	"ru": `
 		доставка доставлять доставить отправка отправить отправлять пересылка прийти приходить привезти курьер
 		цена стоимость тариф дорого дешево
@@ -149,7 +151,8 @@ var synonymGroups = map[string]string{
 		отписаться рассылка реклама
 		оплата оплатить платить
 		рассрочка кредит
-		поддержка помощь`,
+		поддержка помощь
+		добавить подключить встроить вставить интегрировать`,
 }
 
 // synonymMatch is how much a synonym counts, as a share of the word itself.
