@@ -112,6 +112,10 @@ function poll(el) {
     if (!document.hidden) {
       try {
         const res = await fetch(el.dataset.poll, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
+        // Signed out meanwhile (sent to the sign-in page): the page
+        // itself goes there. Gone or refused: stop asking.
+        if (res.redirected) { location.reload(); return; }
+        if (!res.ok && res.status < 500) return;
         if (res.ok) {
           const focused = el.contains(document.activeElement) ? document.activeElement.id : '';
           const before = new Map([...el.querySelectorAll('li[data-status]')].map(li => [li.id, li.dataset.status]));
