@@ -141,16 +141,17 @@ func TestDashboardSourceRefusals(t *testing.T) {
 	a, _ := e.newAgent(e.owner.AccountID, "Helper")
 	path := "/agents/" + a.ID + "/sources"
 	for _, tc := range []struct {
-		form url.Values
-		want string
+		form    url.Values
+		want    string
+		invalid string // the field marked invalid
 	}{
 		{url.Values{"url": {"http://127.0.0.1:8080/"}, "max_pages": {"10"}, "sync_every": {"0"}},
-			"The address leads to 127.0.0.1, a loopback address. This server does not read private addresses"},
-		{url.Values{"url": {"example.com"}}, "The address must start with http:// or https://"},
-		{url.Values{"url": {""}}, "Enter the website&#39;s address."},
-		{url.Values{"url": {"https://93.184.215.14/"}, "max_pages": {"2001"}}, "Maximum pages must be a whole number from 1 to 2000."},
-		{url.Values{"url": {"https://93.184.215.14/"}, "max_pages": {"many"}}, "Maximum pages must be a whole number from 1 to 2000."},
-		{url.Values{"url": {"https://93.184.215.14/"}, "sync_every": {"5m"}}, "Syncing again is possible at most once an hour."},
+			"The address leads to 127.0.0.1, a loopback address. This server does not read private addresses", `id="source-url"`},
+		{url.Values{"url": {"example.com"}}, "The address must start with http:// or https://", `id="source-url"`},
+		{url.Values{"url": {""}}, "Enter the website&#39;s address.", `id="source-url"`},
+		{url.Values{"url": {"https://93.184.215.14/"}, "max_pages": {"2001"}}, "Maximum pages must be a whole number from 1 to 2000.", `id="source-max"`},
+		{url.Values{"url": {"https://93.184.215.14/"}, "max_pages": {"many"}}, "Maximum pages must be a whole number from 1 to 2000.", `id="source-max"`},
+		{url.Values{"url": {"https://93.184.215.14/"}, "sync_every": {"5m"}}, "Syncing again is possible at most once an hour.", `id="source-every"`},
 	} {
 		p := e.post(path, tc.form)
 		if p.status != http.StatusBadRequest {
@@ -158,7 +159,10 @@ func TestDashboardSourceRefusals(t *testing.T) {
 			continue
 		}
 		agMustContain(t, tc.form.Encode(), p.body, `<p class="error" role="alert" id="source-problem">`+tc.want,
-			`value="`+tc.form.Get("url")+`"`, `aria-invalid="true"`)
+			`value="`+tc.form.Get("url")+`"`)
+		if got := regexp.MustCompile(`<(?:input|select)[^>]*aria-invalid="true"[^>]*>`).FindAllString(p.body, -1); len(got) != 1 || !strings.Contains(got[0], tc.invalid) {
+			t.Errorf("%v: fields marked invalid: %q, want the one with %s", tc.form, got, tc.invalid)
+		}
 	}
 	if list := e.sources(a); len(list) != 0 {
 		t.Fatalf("refused sources were saved: %+v", list)
