@@ -180,7 +180,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
-		Surges:   surges, Limits: limits,
+		Surges:   surges, Limits: limits, Sources: sourceSvc,
 	})
 	if err != nil {
 		ln.Close()

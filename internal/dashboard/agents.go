@@ -80,6 +80,13 @@ type agentData struct {
 	Usage     *kbUsage                // the knowledge against its bounds
 
 	Refused *refusedEndpoint // the LLM endpoint the settings form named leads to a refused address
+	Sources *sourcesView     // the website sources; nil when the instance serves none
+
+	// The add-source form as typed, and the message key and values of
+	// its refusal.
+	sourceForm    sourceForm
+	sourceProblem string
+	sourceArgs    []any
 
 	settingsTyped bool // Settings comes from the request, not the config
 	edit          *domain.KnowledgeEntry
@@ -119,6 +126,13 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 				data.EditID = e.ID
 			}
 		}
+	}
+	if data.Sources, err = d.sourcesOf(r, ag, data.sourceForm); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if data.Sources != nil {
+		data.Sources.Problem, data.Sources.Args = data.sourceProblem, data.sourceArgs
 	}
 	data.Agent = ag
 	data.Key = agentadmin.EmbedKey(data.Keys)

@@ -19,7 +19,9 @@ import (
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/notify"
+	"parley/internal/outbound"
 	"parley/internal/secret"
+	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 )
@@ -54,6 +56,11 @@ func agentRoutes(mux *http.ServeMux, d *Dashboard) {
 	mux.HandleFunc("POST /agents/{id}/knowledge", d.requireOwner(d.AddKnowledge))
 	mux.HandleFunc("POST /agents/{id}/knowledge/{item}", d.requireOwner(d.UpdateKnowledge))
 	mux.HandleFunc("POST /agents/{id}/knowledge/{item}/delete", d.requireOwner(d.DeleteKnowledge))
+	mux.HandleFunc("GET /agents/{id}/sources", d.requireOwner(d.SourcesList))
+	mux.HandleFunc("POST /agents/{id}/sources", d.requireOwner(d.AddSource))
+	mux.HandleFunc("GET /agents/{id}/sources/{sid}", d.requireOwner(d.Source))
+	mux.HandleFunc("POST /agents/{id}/sources/{sid}/sync", d.requireOwner(d.SyncSource))
+	mux.HandleFunc("POST /agents/{id}/sources/{sid}/delete", d.requireOwner(d.DeleteSource))
 }
 
 func newAgEnv(t *testing.T) *agEnv { t.Helper(); return newBoundedAgEnv(t, domain.Bounds{}) }
@@ -73,7 +80,10 @@ func newBoundedAgEnv(t *testing.T, b domain.Bounds) *agEnv {
 	t.Cleanup(kb.Stop)
 	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
 	e := &agEnv{t: t, st: st, mux: http.NewServeMux(), bounds: b}
-	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet, AgentAdmin: e.admin(nil)})
+	// Sources with the guard as in production (private addresses
+	// refused) and no job queue: sources stay as the tests set them.
+	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet, AgentAdmin: e.admin(nil),
+		Sources: sources.New(sources.Options{Store: st, Guard: outbound.New(outbound.Options{}), Logger: quiet})})
 	if err != nil {
 		t.Fatal(err)
 	}

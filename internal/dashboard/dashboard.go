@@ -23,6 +23,7 @@ import (
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
 	"parley/internal/signin"
+	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
 	dashweb "parley/web/dashboard"
@@ -65,6 +66,9 @@ type Options struct {
 	// Limits are the agents' limits on new conversations; the settings
 	// form shows its defaults.
 	Limits *initlimit.Limiter
+	// Sources applies the rules for agents' website sources; nil: the
+	// agent page has no sources section and its routes answer 404.
+	Sources *sources.Service
 }
 
 type Dashboard struct {

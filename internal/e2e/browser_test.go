@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,6 +97,9 @@ type page struct {
 	mu      sync.Mutex
 	console []chromedp.ConsoleMessage
 	dialogs []string
+	// accept: dialogs are accepted (a confirmation the test says yes
+	// to); otherwise dismissed.
+	accept atomic.Bool
 }
 
 // newPage opens a tab that lives until the test ends or timeout passes,
@@ -131,8 +135,8 @@ func newPage(t *testing.T, timeout time.Duration) *page {
 			p.mu.Lock()
 			p.dialogs = append(p.dialogs, ev.Message)
 			p.mu.Unlock()
-			// Dismiss it, or the page would stay blocked.
-			_, _ = chromedp.Call(ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{Accept: false})
+			// Answer it, or the page would stay blocked.
+			_, _ = chromedp.Call(ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{Accept: p.accept.Load()})
 		}
 	}()
 	return p

@@ -20,12 +20,15 @@ import (
 	"parley/internal/dashboard"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
+	"parley/internal/jobs"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/outbound"
 	"parley/internal/ratelimit"
 	"parley/internal/secret"
 	"parley/internal/server"
+	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/store/sqlite/sqlitetest"
@@ -60,14 +63,29 @@ var agents = []struct {
 	}},
 }
 
-func newStack(t *testing.T) *stack { return newStackCapped(t, 0) }
+func newStack(t *testing.T) *stack { return newStackWith(t, stackOptions{}) }
 
 // newStackCapped is newStack with a cap on messages per conversation
 // (0: the default).
 func newStackCapped(t *testing.T, maxMessages int) *stack {
+	return newStackWith(t, stackOptions{maxMessages: maxMessages})
+}
+
+type stackOptions struct {
+	maxMessages int // the cap on messages per conversation; 0: the default
+	// sources serves website sources, synced on the job queue (River on
+	// the stack's SQLite file) with private addresses allowed, as
+	// PARLEY_FETCH_ALLOW_PRIVATE=true does, so the sites tests serve on
+	// 127.0.0.1 can be crawled.
+	sources bool
+}
+
+func newStackWith(t *testing.T, o stackOptions) *stack {
 	t.Helper()
+	maxMessages := o.maxMessages
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlitetest.Path(t))
+	dbPath := sqlitetest.Path(t)
+	st, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +110,7 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	quiet := slog.New(slog.DiscardHandler)
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
-	kb := agent.NewKB(st, agent.KBOptions{})
+	kb := agent.NewKB(sources.Knowledge{Store: st}, agent.KBOptions{})
 	t.Cleanup(kb.Stop)
 	hub := notify.NewHub()
 	s.hub = hub
@@ -109,13 +127,21 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	// addresses refused).
 	endpoints := llm.New(llm.Config{}, llm.Deps{}).CheckAgentConfig
 	admin := agentadmin.New(agentadmin.Options{Store: st, Invalidate: kb.Invalidate, CheckEndpoint: endpoints})
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet})
+	var sourceSvc *sources.Service
+	if o.sources {
+		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
+	}
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
+	manage := manageapi.New(st, svc, admin)
+	if sourceSvc != nil {
+		manage = manage.WithSources(sourceSvc)
+	}
 	h := server.New(server.Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manageapi.New(st, svc, admin),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(svc), Manage: manage,
 		ClientIP: clientip.New(nil), Registry: reg, Metrics: m,
 		DemoKey: func(context.Context) string { return s.keys["en"] }, // /demo shows the English agent
 	})
@@ -124,6 +150,27 @@ func newStackCapped(t *testing.T, maxMessages int) *stack {
 	// Long polls hold connections; close them before the chat service stops.
 	t.Cleanup(func() { s.srv.CloseClientConnections(); s.srv.Close(); svc.Stop() })
 	return s
+}
+
+// sourcesOn is the sources service of a stack on the SQLite file at
+// path, its syncs run by a real job queue that polls often (a test waits
+// for each sync), stopped when the test ends.
+func (s *stack) sourcesOn(path string, invalidate func(string)) *sources.Service {
+	s.t.Helper()
+	ctx := context.Background()
+	var svc *sources.Service
+	q, err := jobs.Open(ctx, jobs.Options{DB: path, Logger: slog.New(slog.DiscardHandler), PollInterval: 50 * time.Millisecond,
+		SyncSource: func(ctx context.Context, id string) error { return svc.RunSync(ctx, id) }})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	svc = sources.New(sources.Options{Store: s.store, Queue: q, Guard: outbound.New(outbound.Options{AllowPrivate: true}),
+		Invalidate: invalidate, Logger: slog.New(slog.DiscardHandler)})
+	if err := q.Start(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { q.Stop(context.Background()) })
+	return svc
 }
 
 // operatorSays posts an operator reply through the management API, which

@@ -145,14 +145,14 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	}
 	quiet := slog.New(slog.DiscardHandler)
 	admin := agentadmin.New(agentadmin.Options{Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet})
+	sourceSvc := sources.New(sources.Options{Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sources.New(sources.Options{
-			Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/internal/domain"
+	"parley/internal/outbound"
 	"parley/internal/store"
 )
 
@@ -30,24 +31,28 @@ const maxURLBytes = 2048
 func (s *Service) check(ctx context.Context, n NewSource) (store.NewSource, error) {
 	out := store.NewSource{Kind: domain.SourceWebsite, MaxPages: domain.DefaultMaxPages, SyncEvery: domain.DefaultSyncEvery}
 	if n.Kind != string(domain.SourceWebsite) {
-		return out, domain.Invalid(`kind must be "website"`)
+		return out, invalid(ProblemKind, `kind must be "website"`)
 	}
 	out.URL = strings.TrimSpace(n.URL)
 	switch {
 	case out.URL == "":
-		return out, domain.Invalid("url is required")
+		return out, invalid(ProblemURLMissing, "url is required")
 	case len(out.URL) > maxURLBytes:
-		return out, domain.Invalid(fmt.Sprintf("url is longer than %d bytes", maxURLBytes))
+		return out, invalid(ProblemURLLong, fmt.Sprintf("url is longer than %d bytes", maxURLBytes))
 	}
 	if err := store.CheckText(out.URL); err != nil {
-		return out, err
+		return out, &InputError{Problem: ProblemURLText, Msg: err.Error(), Err: err}
 	}
 	if err := s.o.Guard.CheckURL(ctx, out.URL); err != nil {
-		return out, domain.Invalid("url: " + err.Error())
+		p := ProblemURL
+		if outbound.IsRefusal(err) {
+			p = ProblemURLRefused
+		}
+		return out, &InputError{Problem: p, Msg: "url: " + err.Error(), Err: err}
 	}
 	if n.MaxPages != nil {
 		if *n.MaxPages < 1 || *n.MaxPages > domain.MaxSourcePages {
-			return out, domain.Invalid(fmt.Sprintf("max_pages must be from 1 to %d", domain.MaxSourcePages))
+			return out, invalid(ProblemMaxPages, fmt.Sprintf("max_pages must be from 1 to %d", domain.MaxSourcePages))
 		}
 		out.MaxPages = *n.MaxPages
 	}
@@ -55,9 +60,9 @@ func (s *Service) check(ctx context.Context, n NewSource) (store.NewSource, erro
 		d, err := time.ParseDuration(strings.TrimSpace(*n.SyncEvery))
 		switch {
 		case err != nil:
-			return out, domain.Invalid(`sync_every must be a duration such as "24h" or "90m", or "0" for never`)
+			return out, invalid(ProblemSyncEvery, `sync_every must be a duration such as "24h" or "90m", or "0" for never`)
 		case d < 0 || (d > 0 && d < MinSyncEvery):
-			return out, domain.Invalid(fmt.Sprintf(`sync_every must be at least %s, or "0" for never`, formatEvery(MinSyncEvery)))
+			return out, invalid(ProblemSyncShort, fmt.Sprintf(`sync_every must be at least %s, or "0" for never`, formatEvery(MinSyncEvery)))
 		}
 		out.SyncEvery = d.Truncate(time.Millisecond) // the precision stored
 	}
@@ -79,7 +84,7 @@ func (s *Service) Create(ctx context.Context, accountID, agentID string, n NewSo
 	// pass the bound by one, which costs a crawl, not correctness (the
 	// text bound is kept by RunSync and the index).
 	if len(existing) >= MaxSourcesPerAgent {
-		return domain.Source{}, domain.Invalid(fmt.Sprintf("an agent may have at most %d sources", MaxSourcesPerAgent))
+		return domain.Source{}, invalid(ProblemTooMany, fmt.Sprintf("an agent may have at most %d sources", MaxSourcesPerAgent))
 	}
 	in.AccountID, in.AgentID = accountID, agentID
 	src, err := s.o.Store.CreateSource(ctx, in)

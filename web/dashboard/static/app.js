@@ -99,6 +99,40 @@ async function loadOlder(link) {
   }
 }
 
+// A list that refreshes itself while something in it is under way (a
+// website source syncing): while the list holds [data-active], its
+// fragment (data-poll) is fetched again every few seconds and swapped in.
+// The focus stays on the control that had it (they carry ids), and a
+// polite status line says what changed, rather than a live region that
+// would read the whole list out on each refresh.
+const pollEvery = 3000;
+function poll(el) {
+  const status = document.getElementById(el.id.replace(/-list$/, '-status'));
+  async function tick() {
+    if (!document.hidden) {
+      try {
+        const res = await fetch(el.dataset.poll, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
+        // Signed out meanwhile (sent to the sign-in page): the page
+        // itself goes there. Gone or refused: stop asking.
+        if (res.redirected) { location.reload(); return; }
+        if (!res.ok && res.status < 500) return;
+        if (res.ok) {
+          const focused = el.contains(document.activeElement) ? document.activeElement.id : '';
+          const before = new Map([...el.querySelectorAll('li[data-status]')].map(li => [li.id, li.dataset.status]));
+          el.innerHTML = await res.text(); // server-rendered, escaped by html/template
+          if (focused) document.getElementById(focused)?.focus();
+          const said = [...el.querySelectorAll('li[data-status]')]
+            .filter(li => before.has(li.id) && before.get(li.id) !== li.dataset.status)
+            .map(li => li.dataset.says);
+          if (status && said.length) status.textContent = said.join('. ');
+        }
+      } catch (e) { /* offline: the next tick retries */ }
+    }
+    if (el.querySelector('[data-active]')) setTimeout(tick, pollEvery);
+  }
+  if (el.querySelector('[data-active]')) setTimeout(tick, pollEvery);
+}
+
 // What the inbox showed before a refresh: status per conversation.
 function snapshot(el) {
   const m = new Map();
@@ -144,6 +178,17 @@ function beep() {
 
 document.addEventListener('DOMContentLoaded', () => {
   document.querySelectorAll('[data-live]').forEach(live);
+  document.querySelectorAll('[data-poll]').forEach(poll);
+
+  // Destructive forms ask first (data-confirm). Without the script the
+  // server asks on a page of its own; with it, confirmed=1 says it was
+  // asked here. Listened on the document: polled lists are re-rendered.
+  document.addEventListener('submit', e => {
+    const form = e.target.closest?.('form[data-confirm]');
+    if (!form) return;
+    if (!window.confirm(form.dataset.confirm)) { e.preventDefault(); return; }
+    if (form.elements.confirmed) form.elements.confirmed.value = '1';
+  });
 
   // The live region re-renders the link: listen on the document.
   document.addEventListener('click', e => {
