@@ -128,9 +128,11 @@ func TestQualityDataHonest(t *testing.T) {
 	for file := range heldOutFloor {
 		all = append(all, loadHeldOut(t, file).Questions...)
 	}
-	var set8 conversationSet
-	loadJSON(t, "testdata/kb_heldout8.json", &set8)
-	all = append(all, set8.Questions...)
+	for _, file := range []string{"testdata/kb_heldout8.json", "testdata/kb_heldout9.json"} {
+		var set conversationSet
+		loadJSON(t, file, &set)
+		all = append(all, set.Questions...)
+	}
 	for i, q := range all {
 		key := [2]string{q.Topic, q.Lang}
 		s, ok := stored[key]

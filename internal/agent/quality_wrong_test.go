@@ -151,6 +151,39 @@ func TestWrongAnswersHeldOut(t *testing.T) {
 	}
 }
 
+// heldOut9Floor holds held-out set 9 (kb_heldout9.json) to its level. Set
+// 9 is blind: written for issue 16 by a separate session that saw only the
+// knowledge base (never the engine, its word lists or other sets), after
+// the engine's rules were chosen, and measured, never tuned on: on arrival
+// on the engine before issue 16 (f265d5a) 86.7 / 86.7 / 86.7% right and
+// 45.0 / 53.3 / 45.0% of outside questions answered; with issue 16's rules
+// the values below. Raise them as the engine improves; never loosen them.
+var heldOut9Floor = map[string]struct{ right, wrong float64 }{
+	"en": {0.83, 0.334},
+	"ro": {0.85, 0.367},
+	"ru": {0.81, 0.30},
+}
+
+// TestWrongAnswersBlind runs held-out set 9: per language 60 paraphrases
+// (three for each of the 20 topics), 30 off-topic questions and 30
+// look-alikes.
+func TestWrongAnswersBlind(t *testing.T) {
+	d, entries := loadQuality(t)
+	var set conversationSet
+	loadJSON(t, "testdata/kb_heldout9.json", &set)
+	for l, s := range evaluateWrong(t, d, staticKB(t, entries), set) {
+		if s.paraphrases < 60 || s.outsideByKind["off_topic"] < 30 || s.outsideByKind["lookalike"] < 30 {
+			t.Errorf("%s: %d paraphrases, %v outside; want 60, and 30 of each kind outside", l, s.paraphrases, s.outsideByKind)
+		}
+		right := float64(s.right) / float64(s.paraphrases)
+		wrong := float64(s.wrong) / float64(s.outside)
+		if f := heldOut9Floor[l]; right < f.right || wrong > f.wrong {
+			t.Errorf("%s: %.1f%% of paraphrases right (floor %.0f%%), %.1f%% of outside questions answered (at most %.1f%%)",
+				l, 100*right, 100*f.right, 100*wrong, 100*f.wrong)
+		}
+	}
+}
+
 func loadJSON(t *testing.T, file string, v any) {
 	t.Helper()
 	raw, err := os.ReadFile(file)
