@@ -68,6 +68,7 @@ func (kb *KB) Respond(ctx context.Context, req Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	req.Lang = messageLang(talk.question(req.Text), req.Lang)
 	hits := ix.Search(talk.question(req.Text), req.Lang, searchDepth)
 	if len(hits) == 0 || !confident(hits[0]) {
 		t := phrasesFor(req.Lang)
@@ -120,7 +121,7 @@ func (kb *KB) Passages(ctx context.Context, a domain.Agent, text, lang string, k
 		return nil, err
 	}
 	var out []Passage
-	for _, h := range ix.Search(text, lang, k) {
+	for _, h := range ix.Search(text, messageLang(text, lang), k) {
 		if h.Confidence >= nearMissMin {
 			out = append(out, passage(h))
 		}

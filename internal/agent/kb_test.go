@@ -160,3 +160,44 @@ func BenchmarkRespond1000(b *testing.B) {
 		i++
 	}
 }
+
+// A visitor may write in another language than the widget's: the message's
+// script decides where the knowledge is searched and what language the
+// agent answers in (messageLang).
+func TestKBAnswersInTheMessagesLanguage(t *testing.T) {
+	kb := staticKB(t, kbEntries)
+	tests := []struct{ text, lang, want string }{
+		{"сколько стоит доставка", "en", kbEntries[3].Answer},            // Cyrillic on an English page
+		{"сколько стоит доставка", "ro", kbEntries[3].Answer},            // and on a Romanian one
+		{"cât costă livrarea și cât durează", "ru", kbEntries[2].Answer}, // Romanian letters in two words
+		{"что такое квантовая хромодинамика", "en", phrasesFor("ru").dontKnow},
+		{"what is quantum chromodynamics", "ru", phrasesFor("en").dontKnow},
+		// Between English and Romanian the conversation's language stands:
+		// a place name with Romanian letters does not make English Romanian.
+		{"how much is shipping to Bălți", "en", kbEntries[1].Answer},
+	}
+	for _, tt := range tests {
+		if r := respond(t, kb, tt.text, tt.lang); r.Text != tt.want {
+			t.Errorf("%q (%s): got %q, want %q", tt.text, tt.lang, r.Text, tt.want)
+		}
+	}
+}
+
+func TestMessageLang(t *testing.T) {
+	tests := []struct{ text, lang, want string }{
+		{"привет, где мой заказ", "en", "ru"},
+		{"where is my order", "ru", "en"},
+		{"unde este comanda mea", "ru", "en"}, // no Romanian letters: cannot tell
+		{"unde este comanda mea? vă rog să mă ajutați", "ru", "ro"},
+		{"unde este comanda mea", "ro", "ro"},
+		{"where is my order", "ro", "ro"},
+		{"1234", "ru", "ru"},
+		{"мой заказ order 1234", "en", "ru"},
+		{"заказ order", "en", "en"}, // a tie keeps the conversation's
+	}
+	for _, tt := range tests {
+		if got := messageLang(tt.text, tt.lang); got != tt.want {
+			t.Errorf("messageLang(%q, %s) = %s, want %s", tt.text, tt.lang, got, tt.want)
+		}
+	}
+}
