@@ -56,6 +56,11 @@ type sourceRow struct {
 	Link      bool   // the URL is http(s), so it may be a link
 	Pages     string // the page count, digits grouped
 	Every     string // the schedule in words
+	// ErrorText and NoteText are the last sync's error and note in the
+	// page's language, or in the stored English when ErrorEnglish or
+	// NoteEnglish (sourcereasons.go).
+	ErrorText, NoteText       string
+	ErrorEnglish, NoteEnglish bool
 }
 
 func statusKey(s domain.SourceStatus) string { return "sources.status." + string(s) }
@@ -64,6 +69,7 @@ func rowOf(src domain.Source, lang string) sourceRow {
 	row := sourceRow{Source: src, StatusKey: statusKey(src.Status), Pages: groupDigits(src.Pages, lang),
 		Active: src.Status == domain.SourceQueued || src.Status == domain.SourceSyncing,
 		Link:   strings.HasPrefix(src.URL, "https://") || strings.HasPrefix(src.URL, "http://")}
+	row.outcomeOf(src, lang)
 	every := sources.FormatEvery(src.SyncEvery) // as the form's values are written
 	for _, c := range everyChoices {
 		if c.Value == every {

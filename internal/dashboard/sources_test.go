@@ -110,7 +110,7 @@ func TestDashboardSources(t *testing.T) {
 	}
 
 	// Failed: the reason in plain words.
-	if err := e.st.FailSourceSync(ctx, src.ID, "the site could not be read: 503 Service Unavailable", synced); err != nil {
+	if err := e.st.FailSourceSync(ctx, src.ID, store.SourceFailure{At: synced, Error: "the site could not be read: 503 Service Unavailable"}); err != nil {
 		t.Fatal(err)
 	}
 	agMustContain(t, "failed", e.get(base).body, `<span class="mode status-failed">Failed</span>`,
