@@ -261,16 +261,28 @@ func (d *Dashboard) showSource(w http.ResponseWriter, r *http.Request, confirm b
 		d.fail(w, r, err)
 		return
 	}
+	lang := language(r)
+	data := sourceData{Agent: ag, Source: rowOf(src, lang), Confirm: confirm}
+	// The script refreshes the facts while a sync runs, and the pages
+	// once it has ended (app.js, data-poll); the facts alone need no
+	// pages read.
+	part := r.URL.Query().Get("part")
+	if part == "facts" && !confirm {
+		d.renderPartial(w, r, "source", "source-facts", data)
+		return
+	}
 	pages, err := d.Sources.Pages(r.Context(), ag.AccountID, ag.ID, src.ID)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	lang := language(r)
-	data := sourceData{Agent: ag, Source: rowOf(src, lang), Confirm: confirm}
 	for _, p := range pages {
 		data.Pages = append(data.Pages, pageRow{SourcePageInfo: p, Chars: groupDigits(p.Chars, lang),
 			Link: strings.HasPrefix(p.URL, "https://") || strings.HasPrefix(p.URL, "http://")})
+	}
+	if part == "pages" && !confirm {
+		d.renderPartial(w, r, "source", "source-pages", data)
+		return
 	}
 	d.render(w, r, http.StatusOK, "source", view{Title: "sources.pagetitle", Nav: "agents", Data: data})
 }
