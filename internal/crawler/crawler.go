@@ -91,7 +91,7 @@ func Crawl(ctx context.Context, cfg Config, start string, emit func(Document) er
 	cfg = withDefaults(cfg)
 	u, err := url.Parse(strings.TrimSpace(start))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return Result{}, fmt.Errorf("%q is not a web address: use one that starts with http:// or https://", start)
+		return Result{}, startErr(CodeNotURL, fmt.Sprintf("%q is not a web address: use one that starts with http:// or https://", start), start)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.MaxDuration, errMaxDuration)
 	defer cancel()
@@ -114,7 +114,8 @@ func Crawl(ctx context.Context, cfg Config, start string, emit func(Document) er
 	if context.Cause(ctx) == errMaxDuration {
 		res.TimedOut = true
 		if errors.Is(err, context.DeadlineExceeded) { // robots.txt or the start page
-			return res, fmt.Errorf("the crawl's time limit (%v) ran out before %s answered", cfg.MaxDuration, u.Redacted())
+			return res, startErr(CodeTimeLimit, fmt.Sprintf("the crawl's time limit (%v) ran out before %s answered", cfg.MaxDuration, u.Redacted()),
+				cfg.MaxDuration.String(), u.Redacted())
 		}
 	}
 	return res, err
@@ -212,9 +213,9 @@ func (c *crawler) run(ctx context.Context, start *url.URL) error {
 	su := c.site.fetchURL(start)
 	if !c.robots.allowed(pathQuery(su)) {
 		if c.robots.blocksSite() {
-			return fmt.Errorf("robots.txt disallows the whole site for %s", robotsAgent)
+			return startErr(CodeRobotsSite, "robots.txt disallows the whole site for "+robotsAgent)
 		}
-		return fmt.Errorf("robots.txt disallows %s for %s", su.Redacted(), robotsAgent)
+		return startErr(CodeRobotsStart, fmt.Sprintf("robots.txt disallows %s for %s", su.Redacted(), robotsAgent), su.Redacted())
 	}
 	first := job{url: su, key: key(su)}
 	c.seen[first.key] = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 )
 
 // readRobots reads robots.txt at the start URL's origin (RFC 9309): a
@@ -27,7 +28,8 @@ func (c *crawler) readRobots(ctx context.Context) error {
 	case status >= 400 && status < 500:
 		c.robots = allowAll
 	default:
-		return fmt.Errorf("the site answered %d for %s, so it cannot say what it allows crawlers to read; try again later", status, u.Redacted())
+		return startErr(CodeRobotsStatus, fmt.Sprintf("the site answered %d for %s, so it cannot say what it allows crawlers to read; try again later", status, u.Redacted()),
+			u.Redacted(), strconv.Itoa(status))
 	}
 	c.gate.delay = min(c.robots.delay, MaxCrawlDelay)
 	return nil

@@ -2,8 +2,10 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,27 +22,29 @@ func TestStartErrors(t *testing.T) {
 		setup func(s *testSite)
 		path  string
 		want  string
+		code  string
+		args  []string // {base} is the site's URL
 	}{
-		{"404", func(s *testSite) {}, "/nope", "the site answered 404 for {base}/nope"},
+		{"404", func(s *testSite) {}, "/nope", "the site answered 404 for {base}/nope", CodeStatus, []string{"{base}/nope", "404"}},
 		{"robots blocks all", func(s *testSite) {
 			s.file("/robots.txt", "text/plain", []byte("User-agent: *\nDisallow: /\n"))
-		}, "/", "robots.txt disallows the whole site for Parley"},
+		}, "/", "robots.txt disallows the whole site for Parley", CodeRobotsSite, nil},
 		{"robots blocks the start", func(s *testSite) {
 			s.file("/robots.txt", "text/plain", []byte("User-agent: *\nDisallow: /private\n"))
-		}, "/private/a", "robots.txt disallows {base}/private/a for Parley"},
+		}, "/private/a", "robots.txt disallows {base}/private/a for Parley", CodeRobotsStart, []string{"{base}/private/a"}},
 		{"robots 503", func(s *testSite) {
 			s.mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
-		}, "/", "the site answered 503 for {base}/robots.txt"},
+		}, "/", "the site answered 503 for {base}/robots.txt", CodeRobotsStatus, []string{"{base}/robots.txt", "503"}},
 		{"off-site redirect", func(s *testSite) {
 			s.mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/", http.StatusFound) })
-		}, "/", "{base}/ redirects to another site (" + other.URL + "/)"},
+		}, "/", "{base}/ redirects to another site (" + other.URL + "/)", CodeOffSite, []string{"{base}/", other.URL + "/"}},
 		{"not text", func(s *testSite) { s.file("/logo", "image/png", []byte("\x89PNG")) }, "/logo",
-			"{base}/logo is not a web page, a PDF or a DOCX file (it is image/png)"},
+			"{base}/logo is not a web page, a PDF or a DOCX file (it is image/png)", CodeNotText, []string{"{base}/logo", "image/png"}},
 		{"too large", func(s *testSite) { s.page("/big", strings.Repeat("x", 2<<20)) }, "/big",
-			"{base}/big is larger than 1 MiB"},
+			"{base}/big is larger than 1 MiB", CodeTooLarge, []string{"{base}/big", "1"}},
 		{"slow", func(s *testSite) {
 			s.mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-		}, "/slow", "{base}/slow did not answer within 200ms"},
+		}, "/slow", "{base}/slow did not answer within 200ms", CodeTimeout, []string{"{base}/slow", "200ms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,14 +57,27 @@ func TestStartErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want it to say %q", err, want)
 			}
+			var se *StartError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *StartError", err)
+			}
+			args := make([]string, len(tt.args))
+			for i, a := range tt.args {
+				args[i] = strings.ReplaceAll(a, "{base}", s.URL)
+			}
+			if se.Code != tt.code || !slices.Equal(se.Args, args) {
+				t.Errorf("code %q %q, want %q %q", se.Code, se.Args, tt.code, args)
+			}
 		})
 	}
 	if other.totalHits() != 0 {
 		t.Error("the other site was visited")
 	}
 	for _, bad := range []string{"example.com", "ftp://example.com/", "https://"} {
-		if _, err := Crawl(context.Background(), Config{Client: privateOK(), MaxPages: 1}, bad, nil); err == nil {
-			t.Errorf("%q: no error", bad)
+		_, err := Crawl(context.Background(), Config{Client: privateOK(), MaxPages: 1}, bad, nil)
+		var se *StartError
+		if !errors.As(err, &se) || se.Code != CodeNotURL || !slices.Equal(se.Args, []string{bad}) {
+			t.Errorf("%q: error %#v, want the code %q", bad, err, CodeNotURL)
 		}
 	}
 }
@@ -76,6 +93,11 @@ func TestSSRFPrivateName(t *testing.T) {
 	_, err := Crawl(context.Background(), Config{Client: guard.Client(), MaxPages: 10}, start, func(Document) error { return nil })
 	if !outbound.IsRefusal(err) || !strings.HasPrefix(err.Error(), "refused: localhost resolves to ") {
 		t.Errorf("error %v, want a refusal naming localhost", err)
+	}
+	var se *StartError
+	if !errors.As(err, &se) || se.Code != CodeRefused || len(se.Args) != 2 ||
+		!strings.HasPrefix(se.Args[0], "localhost (") || se.Args[1] != "loopback" {
+		t.Errorf("error %#v, want the code %q with the name, its address and its class", err, CodeRefused)
 	}
 	if n := s.totalHits(); n != 0 {
 		t.Errorf("the private site saw %d requests", n)

@@ -56,6 +56,11 @@ type sourceRow struct {
 	Link      bool   // the URL is http(s), so it may be a link
 	Pages     string // the page count, digits grouped
 	Every     string // the schedule in words
+	// ErrorText and NoteText are the last sync's error and note in the
+	// page's language, or in the stored English when ErrorEnglish or
+	// NoteEnglish (sourcereasons.go).
+	ErrorText, NoteText       string
+	ErrorEnglish, NoteEnglish bool
 }
 
 func statusKey(s domain.SourceStatus) string { return "sources.status." + string(s) }
@@ -64,6 +69,7 @@ func rowOf(src domain.Source, lang string) sourceRow {
 	row := sourceRow{Source: src, StatusKey: statusKey(src.Status), Pages: groupDigits(src.Pages, lang),
 		Active: src.Status == domain.SourceQueued || src.Status == domain.SourceSyncing,
 		Link:   strings.HasPrefix(src.URL, "https://") || strings.HasPrefix(src.URL, "http://")}
+	row.outcomeOf(src, lang)
 	every := sources.FormatEvery(src.SyncEvery) // as the form's values are written
 	for _, c := range everyChoices {
 		if c.Value == every {
@@ -255,16 +261,28 @@ func (d *Dashboard) showSource(w http.ResponseWriter, r *http.Request, confirm b
 		d.fail(w, r, err)
 		return
 	}
+	lang := language(r)
+	data := sourceData{Agent: ag, Source: rowOf(src, lang), Confirm: confirm}
+	// The script refreshes the facts while a sync runs, and the pages
+	// once it has ended (app.js, data-poll); the facts alone need no
+	// pages read.
+	part := r.URL.Query().Get("part")
+	if part == "facts" && !confirm {
+		d.renderPartial(w, r, "source", "source-facts", data)
+		return
+	}
 	pages, err := d.Sources.Pages(r.Context(), ag.AccountID, ag.ID, src.ID)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	lang := language(r)
-	data := sourceData{Agent: ag, Source: rowOf(src, lang), Confirm: confirm}
 	for _, p := range pages {
 		data.Pages = append(data.Pages, pageRow{SourcePageInfo: p, Chars: groupDigits(p.Chars, lang),
 			Link: strings.HasPrefix(p.URL, "https://") || strings.HasPrefix(p.URL, "http://")})
+	}
+	if part == "pages" && !confirm {
+		d.renderPartial(w, r, "source", "source-pages", data)
+		return
 	}
 	d.render(w, r, http.StatusOK, "source", view{Title: "sources.pagetitle", Nav: "agents", Data: data})
 }

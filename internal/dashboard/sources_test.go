@@ -110,7 +110,7 @@ func TestDashboardSources(t *testing.T) {
 	}
 
 	// Failed: the reason in plain words.
-	if err := e.st.FailSourceSync(ctx, src.ID, "the site could not be read: 503 Service Unavailable", synced); err != nil {
+	if err := e.st.FailSourceSync(ctx, src.ID, store.SourceFailure{At: synced, Error: "the site could not be read: 503 Service Unavailable"}); err != nil {
 		t.Fatal(err)
 	}
 	agMustContain(t, "failed", e.get(base).body, `<span class="mode status-failed">Failed</span>`,
@@ -258,6 +258,60 @@ func TestSourceMessagesExist(t *testing.T) {
 	for _, c := range everyChoices {
 		if _, err := time.ParseDuration(c.Value); err != nil || !regexp.MustCompile(`^(0|\d+h)$`).MatchString(c.Value) {
 			t.Errorf("schedule %q", c.Value)
+		}
+	}
+}
+
+// A source's page refreshes its facts while a sync runs, as the list on
+// the agent's page does: the facts alone (?part=facts) and, once it has
+// ended, the pages it took in (?part=pages), each a fragment of the page.
+func TestDashboardSourcePageFragments(t *testing.T) {
+	t.Parallel()
+	e := newAgEnv(t)
+	a, _ := e.newAgent(e.owner.AccountID, "Helper")
+	ctx := context.Background()
+	src, err := e.d.Sources.Create(ctx, e.owner.AccountID, a.ID, sources.NewSource{Kind: "website", URL: "https://93.184.215.14/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/agents/" + a.ID + "/sources/" + src.ID
+	if err := e.st.StartSourceSync(ctx, src.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetSourceProgress(ctx, src.ID, 20); err != nil {
+		t.Fatal(err)
+	}
+	page := e.get(path)
+	agMustContain(t, "page while syncing", page.body,
+		`<div id="source-facts" data-poll="`+path+`?part=facts" data-poll-status="source-status" data-poll-then="pages">`,
+		`<div id="source-state" data-status="syncing" data-says="Syncing…, Pages: 20" data-active>`,
+		`<section id="pages" aria-labelledby="pages-h" data-poll="`+path+`?part=pages">`, `<p id="source-status" class="sr-only" role="status">`,
+		`id="source-sync" class="secondary" disabled>`)
+	facts := e.get(path + "?part=facts")
+	if facts.status != http.StatusOK || strings.Contains(facts.body, "<html") || strings.Contains(facts.body, `id="pages-h"`) {
+		t.Fatalf("facts fragment: %d %s", facts.status, facts.body)
+	}
+	agMustContain(t, "facts while syncing", facts.body, `data-status="syncing"`, "Pages: 20", "data-active")
+
+	// Ended: the facts say so and stop asking; the pages are there.
+	pages := []domain.SourcePage{{URL: "https://93.184.215.14/a", Title: "Delivery", Text: "Parcels arrive in two days."}}
+	if err := e.st.ReplaceSourcePages(ctx, src.ID, pages, store.SourceSync{At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	facts = e.get(path + "?part=facts")
+	agMustContain(t, "facts when ready", facts.body, `data-status="ready" data-says="Ready, Pages: 1">`, `id="source-sync" class="secondary">`)
+	agMustNotContain(t, "facts when ready", facts.body, "data-active")
+	list := e.get(path + "?part=pages")
+	if list.status != http.StatusOK || strings.Contains(list.body, "<html") || strings.Contains(list.body, `id="source-state"`) {
+		t.Fatalf("pages fragment: %d %s", list.status, list.body)
+	}
+	agMustContain(t, "pages fragment", list.body, `<h2 id="pages-h">Pages taken in</h2>`, "<td><bdi>Delivery</bdi></td>")
+
+	// Another account's source: not found, fragments too.
+	_, stranger := e.account("stranger@example.com")
+	for _, part := range []string{"", "?part=facts", "?part=pages"} {
+		if p := e.send(stranger, httptest.NewRequest("GET", "http://example.com"+path+part, nil)); p.status != http.StatusNotFound {
+			t.Errorf("a stranger's %s: %d", part, p.status)
 		}
 	}
 }

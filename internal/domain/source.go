@@ -21,12 +21,28 @@ type Source struct {
 	// Note says, in plain words, what the last sync that ended ready left
 	// out (pages past the agent's bound on source text, documents that
 	// could not be read); "" when it took in everything it found.
-	Note     string
-	Chars    int       // characters of its pages' texts in the knowledge, all pages together
-	SyncedAt time.Time // the last sync that ended ready; zero: never
+	Note string
+	// ErrorReasons and NoteReasons say what Error and Note say, as codes
+	// and their values, for readers that word them in the owner's
+	// language (the dashboard). Nil when there is nothing to say, for a
+	// row from before the codes were kept, or for an error that has no
+	// code (a database failure): the English text is all there is then.
+	ErrorReasons []Reason
+	NoteReasons  []Reason
+	Chars        int       // characters of its pages' texts in the knowledge, all pages together
+	SyncedAt     time.Time // the last sync that ended ready; zero: never
 	// NextSyncAt is when the schedule syncs it next; zero: not scheduled.
 	NextSyncAt time.Time
 	CreatedAt  time.Time
+}
+
+// A Reason is one part of a sync's outcome (why it failed, what it left
+// out) as a stable code and its values: the crawler's codes
+// (crawler.Code…) and the sources service's (sources.Reasons lists both,
+// with how each value is shown).
+type Reason struct {
+	Code string   `json:"code"`
+	Args []string `json:"args,omitempty"`
 }
 
 // SourceKind is what a source is. Only websites for now.

@@ -208,3 +208,50 @@ func TestDashboardWebsiteSource(t *testing.T) {
 	}
 	p.checkConsole()
 }
+
+// TestDashboardSourcePageRefreshes: a source's page opened while its sync
+// runs shows it syncing, then — without a reload — ready with its page
+// count and the pages it took in, the change said in the status line and
+// the polling stopped.
+func TestDashboardSourcePageRefreshes(t *testing.T) {
+	t.Parallel()
+	s := newStackWith(t, stackOptions{sources: true})
+	site := newGatedSite(t)
+	owner, _ := dashboardUsers(t, s)
+	ags, err := s.store.Agents(context.Background(), owner.AccountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := ags[slices.IndexFunc(ags, func(a domain.Agent) bool { return a.ChatbotName == "Northwind Help" })]
+
+	p := newPage(t, 120*time.Second)
+	signIn(p, s.srv.URL, "owner@example.com")
+	p.navigate(s.srv.URL + "/agents/" + agent.ID + "#sources")
+	settle(p, "the sources section", `document.querySelector('#source-url')`)
+	p.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#source-url')`)))
+	p.keys(site.srv.URL + "/")
+	p.keys(kb.Enter)
+	settle(p, "the new source, syncing", `location.search.includes('flash=sources.added') && document.querySelector('#sources li.source[data-status="syncing"]')`)
+	id := eval[string](p, `document.querySelector('#sources li.source').id.replace('src-', '')`)
+
+	p.navigate(s.srv.URL + "/agents/" + agent.ID + "/sources/" + id)
+	settle(p, "the source's page, syncing", `document.querySelector('#source-state[data-status="syncing"]') && document.querySelector('#pages .empty')`)
+	if !eval[bool](p, `document.querySelector('#source-sync').disabled`) {
+		t.Error("Sync now is enabled while a sync runs")
+	}
+	eval[bool](p, `(window.sameDocument = true)`)
+
+	site.open()
+	settle(p, "the source ready with its pages, without a reload",
+		`window.sameDocument && document.querySelector('#source-state[data-status="ready"]') && document.querySelectorAll('table.pages tbody tr').length == 4`)
+	if got := eval[string](p, `document.querySelector('#source-state .count').textContent`); got != "Pages: 4" {
+		t.Errorf("count %q", got)
+	}
+	if got := eval[string](p, `document.querySelector('#source-status').textContent`); got != "Ready, Pages: 4" {
+		t.Errorf("status line: %q", got)
+	}
+	if eval[bool](p, `!!document.querySelector('#source-facts [data-active]') || document.querySelector('#source-sync').disabled`) {
+		t.Error("the facts still poll, or Sync now is still disabled, once the sync ended")
+	}
+	p.checkConsole()
+}

@@ -106,10 +106,11 @@ func (s *Service) enqueue(ctx context.Context, src domain.Source) domain.Source 
 	}
 	s.o.Logger.ErrorContext(ctx, "queueing a source's sync failed", "source", src.ID, "err", err)
 	const msg = "the sync could not be started; try again with Sync now"
-	if err := s.o.Store.FailSourceSync(context.WithoutCancel(ctx), src.ID, msg, s.o.Now()); err != nil {
+	why := []domain.Reason{{Code: ReasonNotStarted}}
+	if err := s.o.Store.FailSourceSync(context.WithoutCancel(ctx), src.ID, store.SourceFailure{At: s.o.Now(), Error: msg, Reasons: why}); err != nil {
 		return src
 	}
-	src.Status, src.Error = domain.SourceFailed, msg
+	src.Status, src.Error, src.ErrorReasons = domain.SourceFailed, msg, why
 	return src
 }
 

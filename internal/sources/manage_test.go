@@ -2,6 +2,7 @@ package sources
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -146,6 +147,10 @@ func TestSyncNowAndDelete(t *testing.T) {
 		noErr(t, err)
 		if got.Status != domain.SourceFailed || !strings.Contains(got.Error, "could not be started") || f.source(src.ID).Status != domain.SourceFailed {
 			t.Fatalf("with the queue down: %+v", got)
+		}
+		notStarted := []domain.Reason{{Code: ReasonNotStarted}}
+		if stored := f.source(src.ID); !reflect.DeepEqual(got.ErrorReasons, notStarted) || !reflect.DeepEqual(stored.ErrorReasons, notStarted) {
+			t.Fatalf("with the queue down: reasons %#v, stored %#v", got.ErrorReasons, stored.ErrorReasons)
 		}
 
 		noErr(t, f.svc.Delete(ctx, f.account, f.agent, src.ID))

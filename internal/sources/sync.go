@@ -51,11 +51,13 @@ func (s *Service) RunSync(ctx context.Context, sourceID string) error {
 	case ctx.Err() != nil:
 		return ctx.Err() // shutting down: the queue runs it again
 	case err != nil:
-		return s.fail(ctx, src, "the site could not be read: "+err.Error())
+		return s.fail(ctx, src, "the site could not be read: "+err.Error(), crawlReasons(err))
 	case len(t.pages) == 0:
-		return s.fail(ctx, src, t.nothing(res))
+		msg, why := t.nothing(res)
+		return s.fail(ctx, src, msg, why)
 	}
-	err = s.o.Store.ReplaceSourcePages(ctx, src.ID, t.pages, store.SourceSync{At: s.o.Now(), Note: t.note(res)})
+	note, why := t.note(res)
+	err = s.o.Store.ReplaceSourcePages(ctx, src.ID, t.pages, store.SourceSync{At: s.o.Now(), Note: note, NoteReasons: why})
 	if err != nil {
 		return gone(err)
 	}
@@ -71,9 +73,9 @@ func gone(err error) error {
 	return err
 }
 
-// fail records a failed sync.
-func (s *Service) fail(ctx context.Context, src domain.Source, msg string) error {
-	return gone(s.o.Store.FailSourceSync(ctx, src.ID, msg, s.o.Now()))
+// fail records a failed sync: why in words, and as reasons.
+func (s *Service) fail(ctx context.Context, src domain.Source, msg string, why []domain.Reason) error {
+	return gone(s.o.Store.FailSourceSync(ctx, src.ID, store.SourceFailure{At: s.o.Now(), Error: msg, Reasons: why}))
 }
 
 // room is how many characters of page text src may take in: the agent's
@@ -158,36 +160,46 @@ func cutRunes(s string, n int) string {
 	return s[:i]
 }
 
-// note says what a sync that took pages in left out; "" when nothing.
-func (t *taking) note(res crawler.Result) string {
+// note says what a sync that took pages in left out, in words and as
+// reasons, one for each part; "" and none when nothing.
+func (t *taking) note(res crawler.Result) (string, []domain.Reason) {
 	var parts []string
+	var why []domain.Reason
 	if t.overBound > 0 {
 		parts = append(parts, fmt.Sprintf("%d pages were left out: the agent's sources may hold %d characters of text, all together (PARLEY_SOURCES_MAX_CHARS)",
 			t.overBound, t.s.o.MaxChars))
+		why = append(why, reason(ReasonBound, t.overBound, t.s.o.MaxChars))
 	}
 	if t.cut > 0 {
 		parts = append(parts, fmt.Sprintf("%d pages were longer than %d characters and only their beginning was kept", t.cut, MaxPageChars))
+		why = append(why, reason(ReasonCut, t.cut, MaxPageChars))
 	}
 	if t.unreadable > 0 {
 		parts = append(parts, fmt.Sprintf("%d pages or files had no text that could be read", t.unreadable))
+		why = append(why, reason(ReasonUnreadable, t.unreadable))
 	}
 	if t.duplicate > 0 {
 		parts = append(parts, fmt.Sprintf("%d pages repeated another page's text", t.duplicate))
+		why = append(why, reason(ReasonDuplicate, t.duplicate))
 	}
 	if res.TimedOut {
 		parts = append(parts, "the crawl reached its time limit before it had seen the whole site")
+		why = append(why, reason(ReasonCrawlTime))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; "), why
 }
 
-// nothing says why a sync found no page to take in.
-func (t *taking) nothing(res crawler.Result) string {
-	msg := "no page with text was found"
+// nothing says why a sync found no page to take in, in words and as
+// reasons: that nothing was found, then what the note would say.
+func (t *taking) nothing(res crawler.Result) (string, []domain.Reason) {
+	msg, first := "no page with text was found", reason(ReasonEmpty)
 	if res.Fetched > 0 {
 		msg += fmt.Sprintf(" (%d fetched)", res.Fetched)
+		first = reason(ReasonEmptyFetched, res.Fetched)
 	}
-	if n := t.note(res); n != "" {
+	n, why := t.note(res)
+	if n != "" {
 		msg += ": " + n
 	}
-	return msg
+	return msg, append([]domain.Reason{first}, why...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -129,6 +130,9 @@ func TestRunSyncFailureKeepsPages(t *testing.T) {
 		if got.Status != domain.SourceFailed || got.Error != "the site could not be read: http://site.test/ answered 503 Service Unavailable" || got.Pages != 3 {
 			t.Fatalf("after a failed sync: %+v", got)
 		}
+		if got.ErrorReasons != nil {
+			t.Fatalf("an error the crawler did not name has reasons %#v: the dashboard shows the English", got.ErrorReasons)
+		}
 		if urls := f.pageURLs(); len(urls) != 3 {
 			t.Fatalf("the earlier pages stopped answering: %v", urls)
 		}
@@ -192,6 +196,10 @@ func TestRunSyncBounds(t *testing.T) {
 				t.Errorf("note %q does not say %q", got.Note, want)
 			}
 		}
+		if want := []domain.Reason{{Code: ReasonBound, Args: []string{"1", "100"}}, {Code: ReasonUnreadable, Args: []string{"1"}},
+			{Code: ReasonDuplicate, Args: []string{"1"}}}; !reflect.DeepEqual(got.NoteReasons, want) {
+			t.Errorf("note reasons %#v, want %#v", got.NoteReasons, want)
+		}
 		// A second source has only the room the first left.
 		second := f.create("http://other.test/")
 		f.svc.crawl = site{docs: []crawler.Document{doc("http://other.test/", "O\n"+strings.Repeat("o", 40))}}.crawl
@@ -218,6 +226,9 @@ func TestRunSyncCutsLongPages(t *testing.T) {
 		got := f.source(src.ID)
 		if got.Chars != MaxPageChars || !strings.Contains(got.Note, "1 pages were longer than 200000 characters") {
 			t.Fatalf("a long page: %d characters, note %q", got.Chars, got.Note)
+		}
+		if want := []domain.Reason{{Code: ReasonCut, Args: []string{"1", "200000"}}}; !reflect.DeepEqual(got.NoteReasons, want) {
+			t.Fatalf("a long page: note reasons %#v", got.NoteReasons)
 		}
 	})
 }

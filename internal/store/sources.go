@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,8 +43,41 @@ func (n NewSource) Build(at time.Time) (domain.Source, error) {
 
 // SourceSync is how a sync that took its pages in ended.
 type SourceSync struct {
-	At   time.Time // when it ended: SyncedAt, and NextSyncAt counts from it
-	Note string    // what it left out, in plain words (domain.Source.Note)
+	At          time.Time       // when it ended: SyncedAt, and NextSyncAt counts from it
+	Note        string          // what it left out, in plain words (domain.Source.Note)
+	NoteReasons []domain.Reason // the same as codes (domain.Source.NoteReasons)
+}
+
+// SourceFailure is how a sync that failed ended.
+type SourceFailure struct {
+	At      time.Time       // when it ended: NextSyncAt counts from it
+	Error   string          // why, in plain words (domain.Source.Error)
+	Reasons []domain.Reason // the same as codes (domain.Source.ErrorReasons)
+}
+
+// ReasonsJSON is rs as the stores keep it: a JSON array, [] for none.
+// Encoding makes any text storable (a NUL is escaped, broken UTF-8
+// replaced), so values from a site need no cleaning.
+func ReasonsJSON(rs []domain.Reason) string {
+	if len(rs) == 0 {
+		return "[]"
+	}
+	b, err := json.Marshal(rs)
+	if err != nil {
+		return "[]" // strings only: cannot happen
+	}
+	return string(b)
+}
+
+// ParseReasons reads what ReasonsJSON wrote; nil for none. Text that is
+// not such an array (the columns' checks allow any array) reads as none:
+// the English words are shown then.
+func ParseReasons(s string) []domain.Reason {
+	var rs []domain.Reason
+	if json.Unmarshal([]byte(s), &rs) != nil || len(rs) == 0 {
+		return nil
+	}
+	return rs
 }
 
 // SourcePageInfo is a page as a source's page list shows it: without its

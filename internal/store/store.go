@@ -232,17 +232,18 @@ type Sources interface {
 	// sync a period later.
 	QueueSource(ctx context.Context, sourceID string, at time.Time) (domain.Source, error)
 	// StartSourceSync marks the source syncing, with no pages taken in yet
-	// and no error; SetSourceProgress records the pages taken in so far.
+	// and no error (nor its reasons); SetSourceProgress records the pages taken in so far.
 	StartSourceSync(ctx context.Context, sourceID string) error
 	SetSourceProgress(ctx context.Context, sourceID string, pages int) error
-	// FailSourceSync ends a sync that failed at at: status failed, msg as
-	// its error, and the pages count back to the pages still answering
-	// (the earlier sync's).
-	FailSourceSync(ctx context.Context, sourceID, msg string, at time.Time) error
+	// FailSourceSync ends a sync that failed at f.At: status failed,
+	// f.Error and f.Reasons as its error, and the pages count back to the
+	// pages still answering (the earlier sync's).
+	FailSourceSync(ctx context.Context, sourceID string, f SourceFailure) error
 	// ReplaceSourcePages ends a sync that took pages in (BuildPages): in
 	// one transaction the source's pages become these, it is ready with
-	// their count and size, synced at r.At, its error cleared, r.Note
-	// kept, next due a period later, and the agent's UpdatedAt bumped.
+	// their count and size, synced at r.At, its error cleared, r.Note and
+	// r.NoteReasons kept, next due a period later, and the agent's
+	// UpdatedAt bumped.
 	ReplaceSourcePages(ctx context.Context, sourceID string, pages []domain.SourcePage, r SourceSync) error
 	// AgentSourcePages are the pages of all of the agent's sources, for
 	// its knowledge index: oldest source first, each in the order its sync

@@ -11,16 +11,18 @@ import (
 	"parley/internal/store"
 )
 
-const sourceCols = `id, account_id, agent_id, kind, url, max_pages, sync_every, status, pages, chars, error, note, synced_at, next_sync_at, created_at`
+const sourceCols = `id, account_id, agent_id, kind, url, max_pages, sync_every, status, pages, chars, error, note, synced_at, next_sync_at, created_at, error_reasons, note_reasons`
 
 func scanSource(row pgx.Row) (domain.Source, error) {
 	var src domain.Source
 	var every int64
 	var synced, next *time.Time
+	var errReasons, noteReasons string
 	if err := row.Scan(&src.ID, &src.AccountID, &src.AgentID, &src.Kind, &src.URL, &src.MaxPages, &every, &src.Status,
-		&src.Pages, &src.Chars, &src.Error, &src.Note, &synced, &next, &src.CreatedAt); err != nil {
+		&src.Pages, &src.Chars, &src.Error, &src.Note, &synced, &next, &src.CreatedAt, &errReasons, &noteReasons); err != nil {
 		return domain.Source{}, err
 	}
+	src.ErrorReasons, src.NoteReasons = store.ParseReasons(errReasons), store.ParseReasons(noteReasons)
 	src.SyncEvery = time.Duration(every) * time.Millisecond
 	src.SyncedAt, src.NextSyncAt = nullTime(synced), nullTime(next)
 	src.CreatedAt = ms(src.CreatedAt)
@@ -54,7 +56,7 @@ func (s *Store) CreateSource(ctx context.Context, n store.NewSource) (domain.Sou
 		if err := tx.QueryRow(ctx, `SELECT 1 FROM agents WHERE id = $1 AND account_id = $2`, n.AgentID, n.AccountID).Scan(&one); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO sources (`+sourceCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, 0, '', '', NULL, $9, $10)`,
+		_, err := tx.Exec(ctx, `INSERT INTO sources (`+sourceCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, 0, '', '', NULL, $9, $10, '[]', '[]')`,
 			src.ID, src.AccountID, src.AgentID, src.Kind, src.URL, src.MaxPages, src.SyncEvery.Milliseconds(), src.Status,
 			toNullTime(src.NextSyncAt), src.CreatedAt)
 		return err
@@ -143,7 +145,7 @@ func (s *Store) QueueSource(ctx context.Context, sourceID string, at time.Time) 
 }
 
 func (s *Store) StartSourceSync(ctx context.Context, sourceID string) error {
-	err := rowsAffected(s.pool.Exec(ctx, `UPDATE sources SET status = 'syncing', pages = 0, error = '' WHERE id = $1`, sourceID))
+	err := rowsAffected(s.pool.Exec(ctx, `UPDATE sources SET status = 'syncing', pages = 0, error = '', error_reasons = '[]' WHERE id = $1`, sourceID))
 	if err != nil {
 		return fmt.Errorf("start source sync: %w", err)
 	}
@@ -158,15 +160,15 @@ func (s *Store) SetSourceProgress(ctx context.Context, sourceID string, pages in
 	return nil
 }
 
-func (s *Store) FailSourceSync(ctx context.Context, sourceID, msg string, at time.Time) error {
+func (s *Store) FailSourceSync(ctx context.Context, sourceID string, f store.SourceFailure) error {
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		src, err := lockSource(ctx, tx, sourceID)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE sources SET status = 'failed', error = $1,
+		_, err = tx.Exec(ctx, `UPDATE sources SET status = 'failed', error = $1, error_reasons = $4,
 			pages = (SELECT count(*) FROM source_pages WHERE source_id = $3), next_sync_at = $2
-			WHERE id = $3`, msg, toNullTime(store.NextSync(at, src.SyncEvery)), sourceID)
+			WHERE id = $3`, f.Error, toNullTime(store.NextSync(f.At, src.SyncEvery)), sourceID, store.ReasonsJSON(f.Reasons))
 		return err
 	})
 	if err != nil {
@@ -199,9 +201,9 @@ func (s *Store) ReplaceSourcePages(ctx context.Context, sourceID string, pages [
 			return err
 		}
 		at := ms(r.At)
-		if _, err := tx.Exec(ctx, `UPDATE sources SET status = 'ready', pages = $1, chars = $2, error = '', note = $3,
-			synced_at = $4, next_sync_at = $5 WHERE id = $6`,
-			len(pages), total, r.Note, at, toNullTime(store.NextSync(at, src.SyncEvery)), sourceID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE sources SET status = 'ready', pages = $1, chars = $2, error = '', error_reasons = '[]',
+			note = $3, note_reasons = $7, synced_at = $4, next_sync_at = $5 WHERE id = $6`,
+			len(pages), total, r.Note, at, toNullTime(store.NextSync(at, src.SyncEvery)), sourceID, store.ReasonsJSON(r.NoteReasons)); err != nil {
 			return err
 		}
 		return bumpAgent(ctx, tx, src.AgentID)

@@ -10,16 +10,18 @@ import (
 	"parley/internal/store"
 )
 
-const sourceCols = `id, account_id, agent_id, kind, url, max_pages, sync_every, status, pages, chars, error, note, synced_at, next_sync_at, created_at`
+const sourceCols = `id, account_id, agent_id, kind, url, max_pages, sync_every, status, pages, chars, error, note, synced_at, next_sync_at, created_at, error_reasons, note_reasons`
 
 func scanSource(sc scanner) (domain.Source, error) {
 	var src domain.Source
 	var every, created int64
 	var synced, next sql.NullInt64
+	var errReasons, noteReasons string
 	if err := sc.Scan(&src.ID, &src.AccountID, &src.AgentID, &src.Kind, &src.URL, &src.MaxPages, &every, &src.Status,
-		&src.Pages, &src.Chars, &src.Error, &src.Note, &synced, &next, &created); err != nil {
+		&src.Pages, &src.Chars, &src.Error, &src.Note, &synced, &next, &created, &errReasons, &noteReasons); err != nil {
 		return domain.Source{}, err
 	}
+	src.ErrorReasons, src.NoteReasons = store.ParseReasons(errReasons), store.ParseReasons(noteReasons)
 	src.SyncEvery = time.Duration(every) * time.Millisecond
 	src.SyncedAt, src.NextSyncAt = nullMillis(synced), nullMillis(next)
 	src.CreatedAt = fromMillis(created)
@@ -52,7 +54,7 @@ func (s *Store) CreateSource(ctx context.Context, n store.NewSource) (domain.Sou
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM agents WHERE id = ? AND account_id = ?`, n.AgentID, n.AccountID).Scan(&one); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO sources (`+sourceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '', '', NULL, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO sources (`+sourceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '', '', NULL, ?, ?, '[]', '[]')`,
 			src.ID, src.AccountID, src.AgentID, src.Kind, src.URL, src.MaxPages, src.SyncEvery.Milliseconds(), src.Status,
 			toNullMillis(src.NextSyncAt), millis(src.CreatedAt))
 		return err
@@ -143,15 +145,15 @@ func (s *Store) QueueSource(ctx context.Context, sourceID string, at time.Time) 
 }
 
 func (s *Store) StartSourceSync(ctx context.Context, sourceID string) error {
-	return s.updateSource(ctx, "start source sync", `UPDATE sources SET status = 'syncing', pages = 0, error = '' WHERE id = ?`, sourceID)
+	return s.updateSource(ctx, "start source sync", `UPDATE sources SET status = 'syncing', pages = 0, error = '', error_reasons = '[]' WHERE id = ?`, sourceID)
 }
 
 func (s *Store) SetSourceProgress(ctx context.Context, sourceID string, pages int) error {
 	return s.updateSource(ctx, "source progress", `UPDATE sources SET pages = ? WHERE id = ?`, pages, sourceID)
 }
 
-func (s *Store) FailSourceSync(ctx context.Context, sourceID, msg string, at time.Time) error {
-	if err := store.CheckText(sourceID, msg); err != nil {
+func (s *Store) FailSourceSync(ctx context.Context, sourceID string, f store.SourceFailure) error {
+	if err := store.CheckText(sourceID, f.Error); err != nil {
 		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -159,10 +161,10 @@ func (s *Store) FailSourceSync(ctx context.Context, sourceID, msg string, at tim
 		if err := tx.QueryRowContext(ctx, `SELECT sync_every FROM sources WHERE id = ?`, sourceID).Scan(&every); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		next := store.NextSync(at, time.Duration(every)*time.Millisecond)
-		_, err := tx.ExecContext(ctx, `UPDATE sources SET status = 'failed', error = ?,
+		next := store.NextSync(f.At, time.Duration(every)*time.Millisecond)
+		_, err := tx.ExecContext(ctx, `UPDATE sources SET status = 'failed', error = ?, error_reasons = ?,
 			pages = (SELECT count(*) FROM source_pages WHERE source_id = sources.id), next_sync_at = ?
-			WHERE id = ?`, msg, toNullMillis(next), sourceID)
+			WHERE id = ?`, f.Error, store.ReasonsJSON(f.Reasons), toNullMillis(next), sourceID)
 		return err
 	})
 	if err != nil {
@@ -212,9 +214,9 @@ func (s *Store) ReplaceSourcePages(ctx context.Context, sourceID string, pages [
 			total += chars[i]
 		}
 		at := store.StoredTime(r.At)
-		if _, err := tx.ExecContext(ctx, `UPDATE sources SET status = 'ready', pages = ?, chars = ?, error = '', note = ?,
-			synced_at = ?, next_sync_at = ? WHERE id = ?`,
-			len(pages), total, r.Note, millis(at), toNullMillis(store.NextSync(at, src.SyncEvery)), sourceID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE sources SET status = 'ready', pages = ?, chars = ?, error = '', error_reasons = '[]',
+			note = ?, note_reasons = ?, synced_at = ?, next_sync_at = ? WHERE id = ?`,
+			len(pages), total, r.Note, store.ReasonsJSON(r.NoteReasons), millis(at), toNullMillis(store.NextSync(at, src.SyncEvery)), sourceID); err != nil {
 			return err
 		}
 		return s.bumpAgent(ctx, tx, src.AgentID)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -50,10 +51,10 @@ func testSources(t *testing.T, s store.Store) {
 
 	got, err := s.Source(ctx, f.account.ID, src.ID)
 	noErr(t, "Source", err)
-	if got != src {
+	if !reflect.DeepEqual(got, src) {
 		t.Fatalf("Source = %+v, want %+v", got, src)
 	}
-	if got, err := s.SourceByID(ctx, src.ID); err != nil || got != src {
+	if got, err := s.SourceByID(ctx, src.ID); err != nil || !reflect.DeepEqual(got, src) {
 		t.Fatalf("SourceByID = %+v, %v", got, err)
 	}
 	_, err = s.Source(ctx, other.account.ID, src.ID)
@@ -141,7 +142,7 @@ func testSourcePages(t *testing.T, s store.Store) {
 
 	// A failed sync keeps the pages that answer and says why.
 	noErr(t, "StartSourceSync", s.StartSourceSync(ctx, src.ID))
-	noErr(t, "FailSourceSync", s.FailSourceSync(ctx, src.ID, "the site answered 503", at.Add(2*time.Hour)))
+	noErr(t, "FailSourceSync", s.FailSourceSync(ctx, src.ID, store.SourceFailure{At: at.Add(2 * time.Hour), Error: "the site answered 503"}))
 	got, _ = s.SourceByID(ctx, src.ID)
 	if got.Status != domain.SourceFailed || got.Error != "the site answered 503" || got.Pages != 2 {
 		t.Fatalf("after a failed sync: %+v", got)
@@ -181,7 +182,7 @@ func testDeleteSource(t *testing.T, s store.Store) {
 	// back.
 	wantErr(t, "SetSourceProgress after delete", s.SetSourceProgress(ctx, src.ID, 3), domain.ErrNotFound)
 	wantErr(t, "ReplaceSourcePages after delete", s.ReplaceSourcePages(ctx, src.ID, page, store.SourceSync{At: base}), domain.ErrNotFound)
-	wantErr(t, "FailSourceSync after delete", s.FailSourceSync(ctx, src.ID, "x", base), domain.ErrNotFound)
+	wantErr(t, "FailSourceSync after delete", s.FailSourceSync(ctx, src.ID, store.SourceFailure{At: base, Error: "x"}), domain.ErrNotFound)
 	_, err = s.QueueSource(ctx, src.ID, base)
 	wantErr(t, "QueueSource after delete", err, domain.ErrNotFound)
 	if all, _ := s.AgentSourcePages(ctx, f.agent.ID); len(all) != 0 {
@@ -242,5 +243,63 @@ func testDueSources(t *testing.T, s store.Store) {
 	}
 	if got, _ := s.SourceByID(ctx, daily.ID); got.Status != domain.SourceSyncing {
 		t.Fatalf("stored: %q", got.Status)
+	}
+}
+
+// A sync's outcome is kept as codes with their values as well as words,
+// and each ending replaces what the one before said.
+func testSourceReasons(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	f := setup(t, s, many)
+	src := newSource(t, s, f, "https://example.com/", time.Hour)
+	if src.ErrorReasons != nil || src.NoteReasons != nil {
+		t.Fatalf("a new source has reasons: %+v", src)
+	}
+	// Values come from the site: a NUL, broken UTF-8 and Cyrillic are
+	// kept as JSON can keep them.
+	failed := []domain.Reason{
+		{Code: "status", Args: []string{"https://example.com/магазин\x00", "404"}},
+		{Code: "robots_site"},
+	}
+	noErr(t, "FailSourceSync", s.FailSourceSync(ctx, src.ID, store.SourceFailure{At: base, Error: "the site answered 404", Reasons: failed}))
+	got, err := s.Source(ctx, f.account.ID, src.ID)
+	noErr(t, "Source", err)
+	if got.Error != "the site answered 404" || !reflect.DeepEqual(got.ErrorReasons, failed) || got.NoteReasons != nil {
+		t.Fatalf("after a failed sync: %q %#v %#v", got.Error, got.ErrorReasons, got.NoteReasons)
+	}
+	broken := []domain.Reason{{Code: "not_text", Args: []string{"https://example.com/x", "text/\xff"}}}
+	noErr(t, "FailSourceSync", s.FailSourceSync(ctx, src.ID, store.SourceFailure{At: base, Error: "not text", Reasons: broken}))
+	got, _ = s.SourceByID(ctx, src.ID)
+	if want := []domain.Reason{{Code: "not_text", Args: []string{"https://example.com/x", "text/\uFFFD"}}}; !reflect.DeepEqual(got.ErrorReasons, want) {
+		t.Fatalf("broken UTF-8 in a value: %#v, want %#v", got.ErrorReasons, want)
+	}
+
+	// A new sync clears the error and its reasons; its note stays until
+	// a sync ends ready.
+	noErr(t, "StartSourceSync", s.StartSourceSync(ctx, src.ID))
+	if got, _ := s.SourceByID(ctx, src.ID); got.Error != "" || got.ErrorReasons != nil {
+		t.Fatalf("a new sync kept the error's reasons: %#v", got.ErrorReasons)
+	}
+	note := []domain.Reason{{Code: "bound", Args: []string{"3", "1000000"}}, {Code: "crawl_time"}}
+	page := []domain.SourcePage{{URL: "https://example.com/", Title: "Home", Text: "hello"}}
+	noErr(t, "ReplaceSourcePages", s.ReplaceSourcePages(ctx, src.ID, page, store.SourceSync{At: base, Note: "3 pages were left out", NoteReasons: note}))
+	got, _ = s.SourceByID(ctx, src.ID)
+	if got.Note != "3 pages were left out" || !reflect.DeepEqual(got.NoteReasons, note) || got.ErrorReasons != nil {
+		t.Fatalf("after a ready sync: %q %#v %#v", got.Note, got.NoteReasons, got.ErrorReasons)
+	}
+	list, err := s.Sources(ctx, f.account.ID, f.agent.ID)
+	noErr(t, "Sources", err)
+	if len(list) != 1 || !reflect.DeepEqual(list[0].NoteReasons, note) {
+		t.Fatalf("Sources: %+v", list)
+	}
+	noErr(t, "StartSourceSync", s.StartSourceSync(ctx, src.ID))
+	noErr(t, "FailSourceSync", s.FailSourceSync(ctx, src.ID, store.SourceFailure{At: base, Error: "could not be read"}))
+	got, _ = s.SourceByID(ctx, src.ID)
+	if got.ErrorReasons != nil || !reflect.DeepEqual(got.NoteReasons, note) {
+		t.Fatalf("a failure without reasons: %#v, note %#v", got.ErrorReasons, got.NoteReasons)
+	}
+	noErr(t, "ReplaceSourcePages", s.ReplaceSourcePages(ctx, src.ID, page, store.SourceSync{At: base}))
+	if got, _ := s.SourceByID(ctx, src.ID); got.Note != "" || got.NoteReasons != nil {
+		t.Fatalf("a sync that left nothing out kept the old note's reasons: %#v", got.NoteReasons)
 	}
 }

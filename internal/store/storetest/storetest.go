@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConversationsCreated", testConversationsCreated},
 		{"Sources", testSources},
 		{"SourcePages", testSourcePages},
+		{"SourceReasons", testSourceReasons},
 		{"DeleteSource", testDeleteSource},
 		{"DueSources", testDueSources},
 	}

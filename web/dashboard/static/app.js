@@ -99,33 +99,44 @@ async function loadOlder(link) {
   }
 }
 
-// A list that refreshes itself while something in it is under way (a
-// website source syncing): while the list holds [data-active], its
-// fragment (data-poll) is fetched again every few seconds and swapped in.
-// The focus stays on the control that had it (they carry ids), and a
-// polite status line says what changed, rather than a live region that
-// would read the whole list out on each refresh.
+// A part of a page that refreshes itself while something in it is under
+// way (a website source syncing: the agent's list of sources, a source's
+// facts): while it holds [data-active], its fragment (data-poll) is
+// fetched again every few seconds and swapped in. The focus stays on the
+// control that had it (they carry ids), and a polite status line (the
+// element data-poll-status names, else the list's "-status" sibling) says
+// what changed ([data-status][data-says]), rather than a live region that
+// would read the whole part out on each refresh. Once nothing is under
+// way, the part data-poll-then names (the pages a sync took in) is
+// fetched once.
 const pollEvery = 3000;
+
+// swap fetches el's fragment into it; false when it is gone for good.
+async function swap(el) {
+  const res = await fetch(el.dataset.poll, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
+  // Signed out meanwhile (sent to the sign-in page): the page itself goes
+  // there. Gone or refused: stop asking.
+  if (res.redirected) { location.reload(); return false; }
+  if (!res.ok) return res.status >= 500;
+  const focused = el.contains(document.activeElement) ? document.activeElement.id : '';
+  el.innerHTML = await res.text(); // server-rendered, escaped by html/template
+  if (focused) document.getElementById(focused)?.focus();
+  return true;
+}
+
 function poll(el) {
-  const status = document.getElementById(el.id.replace(/-list$/, '-status'));
+  const statusID = el.dataset.pollStatus || (el.id.endsWith('-list') ? el.id.replace(/-list$/, '-status') : '');
+  const status = statusID ? document.getElementById(statusID) : null;
+  const states = () => [...el.querySelectorAll('[data-status][data-says]')];
   async function tick() {
     if (!document.hidden) {
       try {
-        const res = await fetch(el.dataset.poll, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
-        // Signed out meanwhile (sent to the sign-in page): the page
-        // itself goes there. Gone or refused: stop asking.
-        if (res.redirected) { location.reload(); return; }
-        if (!res.ok && res.status < 500) return;
-        if (res.ok) {
-          const focused = el.contains(document.activeElement) ? document.activeElement.id : '';
-          const before = new Map([...el.querySelectorAll('li[data-status]')].map(li => [li.id, li.dataset.status]));
-          el.innerHTML = await res.text(); // server-rendered, escaped by html/template
-          if (focused) document.getElementById(focused)?.focus();
-          const said = [...el.querySelectorAll('li[data-status]')]
-            .filter(li => before.has(li.id) && before.get(li.id) !== li.dataset.status)
-            .map(li => li.dataset.says);
-          if (status && said.length) status.textContent = said.join('. ');
-        }
+        const before = new Map(states().map(s => [s.id, s.dataset.status]));
+        if (!await swap(el)) return;
+        const said = states().filter(s => before.has(s.id) && before.get(s.id) !== s.dataset.status).map(s => s.dataset.says);
+        if (status && said.length) status.textContent = said.join('. ');
+        const then = document.getElementById(el.dataset.pollThen || '');
+        if (then && !el.querySelector('[data-active]')) await swap(then);
       } catch (e) { /* offline: the next tick retries */ }
     }
     if (el.querySelector('[data-active]')) setTimeout(tick, pollEvery);
