@@ -96,14 +96,22 @@ func TestChatAIReply(t *testing.T) {
 			t.Errorf("AI body has %q: %s", k, r.raw)
 		}
 	}
-	// When the agent does not know, it offers a human as a quick reply.
-	r = e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "do you sell submarines", "lang": "RU"}, nil)
+	// When the agent does not know, it offers a human as a quick reply, in
+	// the conversation's language (lang, any case) when the message's
+	// script does not say another: a Cyrillic message is answered in
+	// Russian, an English one in a Russian conversation in English.
+	r = e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "вы продаёте подводные лодки", "lang": "EN"}, nil)
 	opts, _ := r.body["user_reply_options"].([]any)
 	if r.status != 200 || r.str("response") == "" || len(opts) == 0 || opts[0] != "Поговорить с человеком" {
 		t.Fatalf("don't-know reply: %d %s", r.status, r.raw)
 	}
+	other, _ := e.start()
+	r = e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": other, "text": "???", "lang": "RU"}, nil)
+	if opts, _ := r.body["user_reply_options"].([]any); r.status != 200 || len(opts) == 0 || opts[0] != "Поговорить с человеком" {
+		t.Fatalf("don't-know reply in a conversation in RU: %d %s", r.status, r.raw)
+	}
 	msgs := e.messages(conv)
-	if len(msgs) != 4 || msgs[0].Role != domain.RoleVisitor || msgs[1].Role != domain.RoleAI || msgs[2].Text != "do you sell submarines" {
+	if len(msgs) != 4 || msgs[0].Role != domain.RoleVisitor || msgs[1].Role != domain.RoleAI || msgs[2].Text != "вы продаёте подводные лодки" {
 		t.Fatalf("stored messages %+v", msgs)
 	}
 }
