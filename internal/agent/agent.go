@@ -22,12 +22,14 @@ type Request struct {
 // agent could not answer (it said so in Text): two in a row ask for a human.
 // Sources are the pages and documents the answer comes from (the chat
 // response's "sources"); nil when it comes from none (a Q&A entry, small
-// talk, "I don't know").
+// talk, "I don't know"). Usage is the LLM tokens the reply cost, stored
+// with it; zero for the built-in knowledge-base agent.
 type Reply struct {
 	Text       string
 	Options    []string
 	Unanswered bool
 	Sources    []domain.SourceRef
+	Usage      domain.Tokens
 }
 
 // Responder answers a visitor. It must honour ctx's deadline; the chat

@@ -153,12 +153,13 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 
 // aiMessage is the AI's reply as stored: only while the AI still handles
 // the conversation, counted as a miss when unanswered, with the wait for a
-// human when the reply hands over, and within the cap (a reply may be the
-// one message past it: store.NewMessage.Fits).
+// human when the reply hands over, within the cap (a reply may be the one
+// message past it: store.NewMessage.Fits), and with the LLM tokens it cost.
 func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool) store.NewMessage {
 	return store.NewMessage{
 		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
 		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
+		Tokens: r.Usage,
 	}
 }
 
@@ -175,7 +176,9 @@ func applyHandoff(r agent.Reply, s handoff.Settings, missesBefore int, lang stri
 		return r, false
 	}
 	if r.Unanswered && missesBefore+1 >= handoff.MissesBeforeHandoff {
-		return agent.Reply{Text: s.Message(lang), Unanswered: true}, true
+		// The model's answer is replaced, but it was asked: what that
+		// cost is stored with the message that replaces it.
+		return agent.Reply{Text: s.Message(lang), Unanswered: true, Usage: r.Usage}, true
 	}
 	return r, false
 }

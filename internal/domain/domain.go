@@ -121,7 +121,25 @@ type Message struct {
 	Text           string
 	OperatorName   string // set for RoleOperator
 	CreatedAt      time.Time
+	// Tokens is what an AI reply from an LLM cost; zero for every other
+	// message (the built-in knowledge-base agent uses no tokens).
+	Tokens Tokens
 }
+
+// Tokens are LLM tokens as the backend counted them: those of the prompt
+// sent and those of the completion it answered with.
+type Tokens struct {
+	Prompt     int64
+	Completion int64
+}
+
+// Add is t and u together.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{Prompt: t.Prompt + u.Prompt, Completion: t.Completion + u.Completion}
+}
+
+// IsZero reports whether no token was counted.
+func (t Tokens) IsZero() bool { return t == Tokens{} }
 
 // Usage is an account's consumption in one billing period (a UTC month,
 // named "2006-01").
@@ -130,6 +148,9 @@ type Usage struct {
 	Conversations        int   // all conversations created, overage included
 	OverageConversations int   // those beyond the allowance
 	OverageCents         int64 // what the overage conversations cost
+	// Tokens are the LLM tokens of the AI replies stored in the period (by
+	// the reply's time, not the conversation's).
+	Tokens Tokens
 }
 
 // APIToken authenticates an account on the management API. Only the hash of

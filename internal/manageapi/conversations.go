@@ -31,6 +31,9 @@ type messageJSON struct {
 	Text         string      `json:"text"`
 	CreatedAt    time.Time   `json:"created_at"`
 	OperatorName string      `json:"operator_name,omitempty"`
+	// What an AI reply from an LLM cost; absent on every other message.
+	PromptTokens     int64 `json:"prompt_tokens,omitempty"`
+	CompletionTokens int64 `json:"completion_tokens,omitempty"`
 }
 
 func toSummary(c domain.Conversation) conversationSummary {
@@ -46,7 +49,8 @@ func toSummary(c domain.Conversation) conversationSummary {
 }
 
 func toMessageJSON(m domain.Message) messageJSON {
-	return messageJSON{ID: strconv.FormatInt(m.Seq, 10), Role: m.Role, Text: m.Text, CreatedAt: m.CreatedAt, OperatorName: m.OperatorName}
+	return messageJSON{ID: strconv.FormatInt(m.Seq, 10), Role: m.Role, Text: m.Text, CreatedAt: m.CreatedAt, OperatorName: m.OperatorName,
+		PromptTokens: m.Tokens.Prompt, CompletionTokens: m.Tokens.Completion}
 }
 
 // ListConversations: newest first; filters agent_id and mode; pages of
@@ -125,11 +129,20 @@ func (a *API) GetConversation(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
+	// The whole conversation's tokens, not only this page's.
+	tokens, err := a.store.ConversationTokens(r.Context(), conv.ID)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
 	out := struct {
 		conversationSummary
-		Messages   []messageJSON `json:"messages"`
-		NextBefore string        `json:"next_before,omitempty"`
-	}{conversationSummary: toSummary(conv), Messages: make([]messageJSON, 0, len(page.Messages))}
+		PromptTokens     int64         `json:"prompt_tokens"`
+		CompletionTokens int64         `json:"completion_tokens"`
+		Messages         []messageJSON `json:"messages"`
+		NextBefore       string        `json:"next_before,omitempty"`
+	}{conversationSummary: toSummary(conv), PromptTokens: tokens.Prompt, CompletionTokens: tokens.Completion,
+		Messages: make([]messageJSON, 0, len(page.Messages))}
 	for _, m := range page.Messages {
 		out.Messages = append(out.Messages, toMessageJSON(m))
 	}

@@ -18,6 +18,9 @@ type usageResponse struct {
 	SpendCapCents        int64  `json:"spend_cap_cents"`
 	Blocked              bool   `json:"blocked"`
 	Reason               string `json:"reason,omitempty"` // quota or spend_cap while blocked
+	// The LLM tokens of the AI replies stored this period (docs/api.md).
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
 }
 
 // Usage reports the current UTC month. blocked says whether the next new
@@ -36,5 +39,6 @@ func (a *API) Usage(w http.ResponseWriter, r *http.Request) {
 		OverageConversations: u.OverageConversations, OverageCents: u.OverageCents,
 		OveragePriceCents: acc.Limits.OveragePriceCents, SpendCapCents: acc.Limits.SpendCapCents,
 		Blocked: blocked, Reason: reason,
+		PromptTokens: u.Tokens.Prompt, CompletionTokens: u.Tokens.Completion,
 	})
 }

@@ -53,6 +53,16 @@ type ChatReply struct {
 	// Refusal is set by models that decline to answer (OpenAI's safety
 	// refusals) instead of Content.
 	Refusal string
+	// Usage is what the call cost as the backend counted it; zero when it
+	// did not say (some servers omit "usage", most streams without
+	// stream_options.include_usage).
+	Usage Usage
+}
+
+// Usage is the tokens a completion took: its prompt and its answer.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
 }
 
 // maxBody bounds what is read of an answer, whole or streamed: far more
@@ -65,7 +75,7 @@ const maxBody = 4 << 20
 // ErrInvalidResponse (an answer that is not a completion), is ctx's error,
 // or is the transport's error; none of them quotes the answer's body.
 func (c *Client) Chat(ctx context.Context, req ChatRequest, retry Retry) (ChatReply, error) {
-	body, err := json.Marshal(chatBody(req))
+	body, err := json.Marshal(newChatBody(req))
 	if err != nil {
 		return ChatReply{}, err
 	}
@@ -100,6 +110,22 @@ type chatBody struct {
 	Model    string    `json:"model"`
 	Messages []Message `json:"messages"`
 	Stream   bool      `json:"stream,omitempty"`
+	// StreamOptions asks a stream for a last chunk holding the usage, which
+	// a streamed answer otherwise lacks. OpenAI, Azure, vLLM, Ollama and
+	// llama.cpp's server all accept it.
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+func newChatBody(req ChatRequest) chatBody {
+	b := chatBody{Model: req.Model, Messages: req.Messages, Stream: req.Stream}
+	if req.Stream {
+		b.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	return b
 }
 
 func (c *Client) post(ctx context.Context, url string, body []byte, stream bool) (*http.Response, error) {
@@ -137,10 +163,10 @@ func read(res *http.Response, stream bool) (ChatReply, error) {
 		return ChatReply{}, c.Error.asError(res.StatusCode)
 	}
 	if len(c.Choices) == 0 {
-		return ChatReply{}, nil // the caller reports an empty reply
+		return ChatReply{Usage: c.usage()}, nil // the caller reports an empty reply
 	}
 	m := c.Choices[0].Message
-	return ChatReply{Content: m.Content, Refusal: m.Refusal}, nil
+	return ChatReply{Content: m.Content, Refusal: m.Refusal, Usage: c.usage()}, nil
 }
 
 // completion is the part of a Chat Completions answer Parley reads. Some
@@ -152,7 +178,19 @@ type completion struct {
 			Refusal string `json:"refusal"`
 		} `json:"message"`
 	} `json:"choices"`
+	Usage *Usage    `json:"usage"`
 	Error *apiError `json:"error"`
+}
+
+// usage is the answer's usage, zero when it has none. Negative counts, which
+// no real server sends, are taken as none rather than stored.
+func (c completion) usage() Usage { return validUsage(c.Usage) }
+
+func validUsage(u *Usage) Usage {
+	if u == nil || u.PromptTokens < 0 || u.CompletionTokens < 0 {
+		return Usage{}
+	}
+	return *u
 }
 
 // decodeJSON reads one JSON value of at most maxBody bytes into v.

@@ -20,6 +20,9 @@ type chunk struct {
 			Refusal string `json:"refusal"`
 		} `json:"delta"`
 	} `json:"choices"`
+	// Usage comes in the last chunk, whose choices are empty, when the
+	// request asked for it (stream_options.include_usage).
+	Usage *Usage    `json:"usage"`
 	Error *apiError `json:"error"`
 }
 
@@ -28,6 +31,7 @@ type chunk struct {
 // line, until "data: [DONE]" or the end of the body.
 func readStream(r io.Reader) (ChatReply, error) {
 	var content, refusal strings.Builder
+	var usage Usage
 	var event string
 	var data bytes.Buffer
 	dispatch := func() (done bool, err error) {
@@ -49,6 +53,9 @@ func readStream(r io.Reader) (ChatReply, error) {
 			}
 			return false, c.Error.asError(200)
 		}
+		if c.Usage != nil {
+			usage = validUsage(c.Usage)
+		}
 		for _, ch := range c.Choices {
 			if ch.Index == 0 {
 				content.WriteString(ch.Delta.Content)
@@ -62,7 +69,7 @@ func readStream(r io.Reader) (ChatReply, error) {
 		line, err := lines.ReadString('\n')
 		if line = strings.TrimRight(line, "\r\n"); line == "" && err == nil {
 			if done, derr := dispatch(); derr != nil || done {
-				return ChatReply{Content: content.String(), Refusal: refusal.String()}, derr
+				return ChatReply{Content: content.String(), Refusal: refusal.String(), Usage: usage}, derr
 			}
 		}
 		switch field, value, _ := strings.Cut(line, ":"); field {
@@ -78,7 +85,7 @@ func readStream(r io.Reader) (ChatReply, error) {
 			// A body that ends without [DONE] (or without the blank line
 			// after the last event) is taken as finished.
 			_, derr := dispatch()
-			return ChatReply{Content: content.String(), Refusal: refusal.String()}, derr
+			return ChatReply{Content: content.String(), Refusal: refusal.String(), Usage: usage}, derr
 		}
 		if err != nil {
 			return ChatReply{}, err

@@ -174,6 +174,7 @@ func (n NewMessage) Message() domain.Message {
 		Text:           n.Text,
 		OperatorName:   n.OperatorName,
 		CreatedAt:      OrNow(n.CreatedAt),
+		Tokens:         n.Tokens,
 	}
 }
 

@@ -89,6 +89,10 @@ type NewMessage struct {
 	AssigneeID     string
 	AssigneeName   string
 	MaxMessages    int
+	// Tokens is what an AI reply from an LLM cost: stored with the message
+	// and, in the same transaction, added to the account's usage of the
+	// UTC month of the message's time (quota.Period).
+	Tokens domain.Tokens
 }
 
 // PollState: see Store.PollState.

@@ -164,6 +164,9 @@ type Messages interface {
 	// MessagesAfter lists up to limit messages of one role with Seq > after,
 	// oldest first.
 	MessagesAfter(ctx context.Context, conversationID string, role domain.Role, after int64, limit int) ([]domain.Message, error)
+	// ConversationTokens sums the LLM tokens of a conversation's messages;
+	// zero for an unknown conversation or one without LLM replies.
+	ConversationTokens(ctx context.Context, conversationID string) (domain.Tokens, error)
 }
 
 // Usage is what an account has used, for billing and the dashboard.

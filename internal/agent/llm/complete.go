@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/internal/domain"
 	"parley/internal/openaicompat"
 	"parley/internal/outbound"
 )
@@ -16,10 +17,11 @@ import (
 // a retry wait is never longer, and never longer than half the time left.
 const maxRetryDelay = openaicompat.DefaultMaxDelay
 
-// complete sends msgs to cfg's backend and returns the model's text. A
+// complete sends msgs to cfg's backend and returns the model's text and the
+// tokens the backend counted (zero when it did not say). A
 // connection error, 408, 409, 429 or 5xx is retried up to MaxRetries times,
 // all within ctx; the outbound guard's refusal of an address is final.
-func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, msgs []message) (string, error) {
+func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, msgs []message) (string, domain.Tokens, error) {
 	retry := openaicompat.Retry{Max: cfg.MaxRetries, Final: outbound.IsRefusal}
 	if d, ok := retryDelayCap(ctx); ok {
 		// A server asking to wait longer than this (Retry-After) gets its
@@ -34,16 +36,16 @@ func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, ms
 	reply, err := r.client(cfg).Chat(ctx, req, retry)
 	var refused *outbound.Refusal
 	if errors.As(err, &refused) {
-		return "", r.refuse(ctx, agentID, cfg, refused)
+		return "", domain.Tokens{}, r.refuse(ctx, agentID, cfg, refused)
 	}
 	if err != nil {
-		return "", r.fail(ctx, agentID, cfg, err)
+		return "", domain.Tokens{}, r.fail(ctx, agentID, cfg, err)
 	}
 	if strings.TrimSpace(reply.Content) == "" && reply.Refusal != "" {
 		r.log.WarnContext(ctx, "LLM refused to answer", "agent", agentID, "model", cfg.Model)
-		return "", fmt.Errorf("%w: the model refused", ErrBackend)
+		return "", domain.Tokens{}, fmt.Errorf("%w: the model refused", ErrBackend)
 	}
-	return reply.Content, nil
+	return reply.Content, domain.Tokens{Prompt: reply.Usage.PromptTokens, Completion: reply.Usage.CompletionTokens}, nil
 }
 
 // fail logs why a call failed and returns an error fit for the chat

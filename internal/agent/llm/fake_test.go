@@ -50,6 +50,7 @@ func newFakeServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Requ
 
 func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(raw)) // for handlers that read the prompt
 	var body chatRequest
 	_ = json.Unmarshal(raw, &body)
 	f.mu.Lock()

@@ -124,20 +124,18 @@ func (r *Responder) Respond(ctx context.Context, req agent.Request) (agent.Reply
 	}
 
 	msgs, passages := r.messages(ctx, req, instructions, cfg.HistoryBudget)
-	content, err := r.complete(ctx, req.Agent.ID, cfg, msgs)
+	content, usage, err := r.complete(ctx, req.Agent.ID, cfg, msgs)
 	if err != nil {
 		return agent.Reply{}, err
 	}
-	reply := parseReply(content)
+	// The sources are the passages the model cited by number; a reply
+	// that cites none lists none (see docs/agent.md, "Grounded answers").
+	reply := ground(parseReply(content), passages, req.Lang)
 	if reply.Text == "" {
 		r.log.WarnContext(ctx, "LLM returned no reply text", "agent", req.Agent.ID, "model", cfg.Model)
 		return agent.Reply{}, fmt.Errorf("%w: empty reply", ErrBackend)
 	}
-	if !reply.Unanswered {
-		// The model is not asked which passages it used: every page and
-		// document it was given is cited (see docs/agent.md).
-		reply.Sources = agent.Sources(passages)
-	}
+	reply.Usage = usage
 	return reply, nil
 }
 

@@ -89,17 +89,18 @@ func TestSystemPrompt(t *testing.T) {
 	tests := []struct {
 		name         string
 		instructions string
-		passages     []string
+		passages     []agent.Passage
 		lang         string
 		want         []string
 		notWant      []string
 	}{
-		{"english default", "", nil, "en", []string{"You are Ana", "say so", "Answer in English.", "No knowledge-base passages"}, []string{"PASSAGE"}},
+		{"english default", "", nil, "en", []string{"You are Ana", "do not know", "[NO_ANSWER]", "Answer in English.", "No knowledge-base passages"}, []string{"PASSAGE"}},
 		{"romanian", "", nil, "ro", []string{"Answer in Romanian."}, nil},
 		{"russian", "", nil, "ru", []string{"Answer in Russian."}, nil},
 		{"unknown language falls back to english", "", nil, "", []string{"Answer in English."}, nil},
-		{"owner instructions replace the default", "Only talk about shoes.", []string{"Shoes: sizes 36-46."}, "en",
-			[]string{"Only talk about shoes.", "<<<PASSAGE 1\nShoes: sizes 36-46.\nPASSAGE 1>>>"}, []string{"You are Ana", "No knowledge-base passages"}},
+		{"owner instructions replace the default, not the rules", "Only talk about shoes.", []agent.Passage{{Text: "Shoes: sizes 36-46."}}, "en",
+			[]string{"Only talk about shoes.", "<<<PASSAGE 1\nShoes: sizes 36-46.\nPASSAGE 1>>>", "Answer only from the numbered", "[NO_ANSWER]"},
+			[]string{"You are Ana", "No knowledge-base passages"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

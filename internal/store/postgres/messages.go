@@ -9,10 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"parley/internal/domain"
+	"parley/internal/quota"
 	"parley/internal/store"
 )
 
-const messageCols = `seq, conversation_id, role, text, operator_name, created_at`
+const messageCols = `seq, conversation_id, role, text, operator_name, created_at, prompt_tokens, completion_tokens`
 
 // AddMessage locks the conversation row, checks the mode and the cap,
 // inserts and updates the conversation in one transaction, so an AI reply
@@ -40,6 +41,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			return err
 		}
 		if m, err = insertMessage(ctx, tx, n); err != nil {
+			return err
+		}
+		if err := addTokens(ctx, tx, c.AccountID, m); err != nil {
 			return err
 		}
 		c = n.Apply(c, m.CreatedAt)
@@ -75,6 +79,9 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			if m, err = insertMessage(ctx, tx, reply); err != nil {
 				return err
 			}
+			if err := addTokens(ctx, tx, c.AccountID, m); err != nil {
+				return err
+			}
 			c, count, stored = reply.Apply(c, m.CreatedAt), count+1, true
 		}
 		return saveConversation(ctx, tx, c, count)
@@ -99,10 +106,41 @@ func lockConversation(ctx context.Context, tx pgx.Tx, id string) (domain.Convers
 func insertMessage(ctx context.Context, tx pgx.Tx, n store.NewMessage) (domain.Message, error) {
 	m := n.Message()
 	err := tx.QueryRow(ctx, `
-		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,
-		m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, m.CreatedAt).Scan(&m.Seq)
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at, prompt_tokens, completion_tokens)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq`,
+		m.ConversationID, m.Role, m.Text, fold(m.Text), m.OperatorName, m.CreatedAt, m.Tokens.Prompt, m.Tokens.Completion).Scan(&m.Seq)
 	return m, err
+}
+
+// addTokens adds the LLM tokens of stored message m to its account's usage
+// of m's month; messages without any (all but LLM replies) write nothing.
+// The update adds to the row as it is when the lock on it is granted
+// (READ COMMITTED), so concurrent replies and CreateConversation, which
+// sets only the conversation counts, lose nothing.
+func addTokens(ctx context.Context, tx pgx.Tx, accountID string, m domain.Message) error {
+	if m.Tokens.IsZero() {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents, prompt_tokens, completion_tokens)
+		VALUES ($1, $2, 0, 0, 0, $3, $4)
+		ON CONFLICT (account_id, period) DO UPDATE SET
+			prompt_tokens = usage.prompt_tokens + excluded.prompt_tokens,
+			completion_tokens = usage.completion_tokens + excluded.completion_tokens`,
+		accountID, quota.Period(m.CreatedAt), m.Tokens.Prompt, m.Tokens.Completion)
+	return err
+}
+
+// ConversationTokens sums down messages_conversation.
+func (s *Store) ConversationTokens(ctx context.Context, conversationID string) (domain.Tokens, error) {
+	var t domain.Tokens
+	err := s.pool.QueryRow(ctx, `
+		SELECT coalesce(sum(prompt_tokens), 0)::bigint, coalesce(sum(completion_tokens), 0)::bigint
+		FROM messages WHERE conversation_id = $1`, conversationID).Scan(&t.Prompt, &t.Completion)
+	if err != nil {
+		return domain.Tokens{}, fmt.Errorf("conversation tokens: %w", dbErr(err))
+	}
+	return t, nil
 }
 
 // saveConversation writes what a message changes of a conversation, and
@@ -153,7 +191,7 @@ func (s *Store) messages(ctx context.Context, query string, args ...any) ([]doma
 	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Message, error) {
 		var m domain.Message
 		var created time.Time
-		err := row.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created)
+		err := row.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created, &m.Tokens.Prompt, &m.Tokens.Completion)
 		m.CreatedAt = ms(created)
 		return m, err
 	})

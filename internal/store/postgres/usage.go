@@ -16,9 +16,9 @@ import (
 func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usage, error) {
 	u := domain.Usage{Period: period}
 	err := s.pool.QueryRow(ctx, `
-		SELECT conversations, overage_conversations, overage_cents
+		SELECT conversations, overage_conversations, overage_cents, prompt_tokens, completion_tokens
 		FROM usage WHERE account_id = $1 AND period = $2`, accountID, period).
-		Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents)
+		Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents, &u.Tokens.Prompt, &u.Tokens.Completion)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return domain.Usage{Period: period}, fmt.Errorf("usage: %w", dbErr(err))
 	}

@@ -38,11 +38,11 @@ var hotSQL = [hotCount]string{
 	hotRollbackTo: `ROLLBACK TO w`,
 	hotRelease:    `RELEASE w`,
 	hotInsertMessage: `
-		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`,
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at, prompt_tokens, completion_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	hotInsertTwo: `
-		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at)
-		VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
+		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at, prompt_tokens, completion_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)`,
 	hotAfterMessage: `
 		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?
 		WHERE id = ?`,

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"parley/internal/domain"
+	"parley/internal/quota"
 	"parley/internal/store"
 )
 
-const messageCols = `seq, conversation_id, role, text, operator_name, created_at`
+const messageCols = `seq, conversation_id, role, text, operator_name, created_at, prompt_tokens, completion_tokens`
 
 // AddMessage checks the mode and the cap, inserts and updates the
 // conversation in one writer transaction, so an AI reply cannot slip in
@@ -49,6 +50,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 			return err
 		}
 		out.c = n.Apply(c, out.m.CreatedAt)
+		if err := addTokens(ctx, tx, c.AccountID, row); err != nil {
+			return err
+		}
 		return s.saveConversation(c, out.c, count+1, changesPollState(n))
 	})
 	if err == nil && out.full {
@@ -85,6 +89,9 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 		if out.stored = reply.Admits(next) && reply.Fits(count+1); out.stored {
 			_, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...)
 			next, added = reply.Apply(next, second.createdAt), 2
+			if err == nil {
+				err = addTokens(ctx, tx, c.AccountID, second)
+			}
 		} else {
 			_, err = s.execHot(hotInsertMessage, first.args()...)
 		}
@@ -121,6 +128,37 @@ func (s *Store) admit(n *store.NewMessage, c domain.Conversation, count int) (fu
 	}
 }
 
+// addTokens adds the LLM tokens of a stored message to its account's usage
+// of the message's month. Only LLM replies have any, so the chats of the
+// built-in knowledge-base agent write nothing more; a reply from an LLM
+// takes seconds anyway, against which parsing this statement is nothing.
+func addTokens(ctx context.Context, tx *sql.Tx, accountID string, r messageRow) error {
+	t := r.n.Tokens
+	if t.IsZero() {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents, prompt_tokens, completion_tokens)
+		VALUES (?, ?, 0, 0, 0, ?, ?)
+		ON CONFLICT (account_id, period) DO UPDATE SET
+			prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+			completion_tokens = completion_tokens + excluded.completion_tokens`,
+		accountID, quota.Period(r.createdAt), t.Prompt, t.Completion)
+	return err
+}
+
+// ConversationTokens sums down messages_conversation.
+func (s *Store) ConversationTokens(ctx context.Context, conversationID string) (domain.Tokens, error) {
+	var t domain.Tokens
+	err := s.queryRow(ctx, `
+		SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0)
+		FROM messages WHERE conversation_id = ?`, conversationID).Scan(&t.Prompt, &t.Completion)
+	if err != nil {
+		return domain.Tokens{}, fmt.Errorf("conversation tokens: %w", err)
+	}
+	return t, nil
+}
+
 // changesPollState reports whether storing n can change its conversation's
 // store.PollState: an operator message, or one that sets the mode.
 func changesPollState(n *store.NewMessage) bool {
@@ -143,7 +181,7 @@ func newRow(n store.NewMessage) messageRow {
 func (r messageRow) args() []any {
 	// The role as a plain string: a named string type would take the
 	// conversion by reflection in database/sql.
-	return []any{r.n.ConversationID, string(r.n.Role), r.n.Text, r.folded, r.n.OperatorName, millis(r.createdAt)}
+	return []any{r.n.ConversationID, string(r.n.Role), r.n.Text, r.folded, r.n.OperatorName, millis(r.createdAt), r.n.Tokens.Prompt, r.n.Tokens.Completion}
 }
 
 // message is the row as stored, but for its seq.
@@ -220,7 +258,7 @@ func (s *Store) messages(ctx context.Context, query string, args ...any) ([]doma
 	for rows.Next() {
 		var m domain.Message
 		var created int64
-		if err := rows.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created); err != nil {
+		if err := rows.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created, &m.Tokens.Prompt, &m.Tokens.Completion); err != nil {
 			return nil, err
 		}
 		m.CreatedAt = fromMillis(created)

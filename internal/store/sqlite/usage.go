@@ -13,14 +13,14 @@ import (
 func (s *Store) Usage(ctx context.Context, accountID, period string) (domain.Usage, error) {
 	u := domain.Usage{Period: period}
 	rows, err := s.query(ctx, `
-		SELECT conversations, overage_conversations, overage_cents
+		SELECT conversations, overage_conversations, overage_cents, prompt_tokens, completion_tokens
 		FROM usage WHERE account_id = ? AND period = ?`, accountID, period)
 	if err != nil {
 		return u, err
 	}
 	defer rows.Close()
 	if rows.Next() {
-		if err := rows.Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents); err != nil {
+		if err := rows.Scan(&u.Conversations, &u.OverageConversations, &u.OverageCents, &u.Tokens.Prompt, &u.Tokens.Completion); err != nil {
 			return domain.Usage{Period: period}, err
 		}
 	}

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MessageCapConcurrent", testMessageCapConcurrent},
 		{"Unicode", testUnicode},
 		{"Usage", testUsage},
+		{"Tokens", testTokens},
 		{"KnowledgeItems", testKnowledgeItems},
 		{"KnowledgeLimits", testKnowledgeLimits},
 		{"KnowledgeLimitsConcurrent", testKnowledgeLimitsConcurrent},
