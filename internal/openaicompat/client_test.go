@@ -283,3 +283,38 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("backoff of a huge attempt = %v", d)
 	}
 }
+
+// OnDelta is handed each piece as its chunk arrives: the server sends the
+// second chunk only after the client has shown the first, so a client that
+// waited for the whole answer would never finish.
+func TestChatStreamOnDelta(t *testing.T) {
+	t.Parallel()
+	first := make(chan struct{})
+	c, _ := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-first:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"\"}},{\"index\":1,\"delta\":{\"content\":\"X\"}}]}\n\n"+
+			"data: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}\n\n"+
+			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n")
+	})
+	req := chatReq(true)
+	var got []string
+	req.OnDelta = func(s string) {
+		if got = append(got, s); len(got) == 1 {
+			close(first)
+		}
+	}
+	reply, err := c.Chat(t.Context(), req, Retry{})
+	if err != nil || reply.Content != "Hello" {
+		t.Fatalf("Chat = %+v, %v", reply, err)
+	}
+	if strings.Join(got, "|") != "Hel|lo" {
+		t.Errorf("deltas %q, want Hel, lo (no empty piece, no other choice)", got)
+	}
+}

@@ -25,8 +25,9 @@ type chunk struct {
 
 // readStream assembles the first choice of a streamed completion from its
 // server-sent events: "data: {chunk}" lines, each event ended by a blank
-// line, until "data: [DONE]" or the end of the body.
-func readStream(r io.Reader) (ChatReply, error) {
+// line, until "data: [DONE]" or the end of the body. onDelta, if not nil,
+// is handed each piece of content as its chunk is read.
+func readStream(r io.Reader, onDelta func(string)) (ChatReply, error) {
 	var content, refusal strings.Builder
 	var event string
 	var data bytes.Buffer
@@ -52,6 +53,9 @@ func readStream(r io.Reader) (ChatReply, error) {
 		for _, ch := range c.Choices {
 			if ch.Index == 0 {
 				content.WriteString(ch.Delta.Content)
+				if onDelta != nil && ch.Delta.Content != "" {
+					onDelta(ch.Delta.Content)
+				}
 				refusal.WriteString(ch.Delta.Refusal)
 			}
 		}
