@@ -81,6 +81,8 @@ func TestChatStream(t *testing.T) {
 			ChatReply{Content: "a"}, nil},
 		{"ends without DONE or a blank line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}",
 			ChatReply{Content: "ab"}, nil},
+		{"a chunk longer than the read buffer", "data: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("a", 10000) + "\"}}]}\n\n",
+			ChatReply{Content: strings.Repeat("a", 10000)}, nil},
 		{"a refusal", "data: {\"choices\":[{\"delta\":{\"refusal\":\"I can't\"}}]}\n\n", ChatReply{Refusal: "I can't"}, nil},
 		{"an error object mid-stream", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
 			"data: {\"error\":{\"message\":\"SECRET\",\"code\":\"server_error\"}}\n\n", ChatReply{}, &Error{StatusCode: 200, Code: "server_error"}},

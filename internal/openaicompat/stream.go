@@ -61,7 +61,11 @@ func readStream(r io.Reader, onDelta func(string)) (ChatReply, error) {
 		}
 		return false, nil
 	}
-	lines := bufio.NewReaderSize(r, 64<<10)
+	// The default 4 KiB buffer: ReadString collects a longer line across
+	// fills, and a stream held open for each visitor who reads a reply
+	// as it is written costs its buffer for as long (docs/benchmarks.md,
+	// "Streaming replies": 64 KiB here was over 40% of a stream's memory).
+	lines := bufio.NewReader(r)
 	for {
 		line, err := lines.ReadString('\n')
 		if line = strings.TrimRight(line, "\r\n"); line == "" && err == nil {
