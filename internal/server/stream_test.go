@@ -160,7 +160,7 @@ func TestChatStreamOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
 	e, fake := streamEnv(t, 5*time.Second)
 	conv, _ := e.start()
-	for _, accept := range []string{"application/json", "text/*"} {
+	for _, accept := range []string{"application/json", "text/*", "text/event-stream;q=0"} {
 		fake.handle <- streamed(`{"reply": "Hi"}`)
 		r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"}, map[string]string{"Accept": accept})
 		if string(r.raw) != `{"response":"Hi"}`+"\n" {

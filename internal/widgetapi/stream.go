@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"parley/internal/chat"
@@ -11,14 +12,17 @@ import (
 )
 
 // wantsStream: the client accepts server-sent events (Accept:
-// text/event-stream, alone or among other types). Without it the chat
-// answers its JSON body as the spec says.
+// text/event-stream, alone or among other types, and not refused with
+// q=0). Without it the chat answers its JSON body as the spec says.
 func wantsStream(r *http.Request) bool {
 	for _, h := range r.Header.Values("Accept") {
 		for part := range strings.SplitSeq(h, ",") {
-			if t, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && t == "text/event-stream" {
-				return true
+			t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil || t != "text/event-stream" {
+				continue
 			}
+			q, qerr := strconv.ParseFloat(params["q"], 64)
+			return params["q"] == "" || qerr != nil || q > 0
 		}
 	}
 	return false
