@@ -335,3 +335,20 @@ func TestChatStreamVisitorLeaves(t *testing.T) {
 		t.Errorf("next chat: %s", r.raw)
 	}
 }
+
+// The per-address rate limit answers a streamed chat as any other: 429
+// with Retry-After and the JSON body, before any event.
+func TestChatStreamRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{rateLimit: 2})
+	conv, _ := e.start()
+	body := map[string]any{"key": e.key, "conversation_id": conv, "text": "opening hours"}
+	if r := e.do("POST", "/api/widget/chat", body, acceptStream); r.status != 200 {
+		t.Fatalf("first chat: %d %s", r.status, r.raw)
+	}
+	r := e.do("POST", "/api/widget/chat", body, acceptStream)
+	wantError(t, r, 429, "")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+}
