@@ -129,7 +129,10 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 				panic(p)
 			}
 		}()
-		return s.reply(ctx, ag, conv, visitor.Text, lang, onDelta)
+		// Streamed only once stored (below): the answer is instant, and a
+		// refusal of the write (a full conversation's 403) keeps its
+		// status code instead of following the answer as an error event.
+		return s.reply(ctx, ag, conv, visitor.Text, lang, nil)
 	}()
 	if err != nil {
 		if kerr := keep(); kerr != nil {
@@ -144,6 +147,11 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 	s.changed(conv.AccountID, conv.ID)
 	if !stored {
 		return ChatResult{Handoff: true}, nil
+	}
+	if onDelta != nil && !wantsHuman {
+		// The handoff message is no answer of the agent's: like the
+		// stored-first path, it comes in the result only.
+		onDelta(reply.Text)
 	}
 	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
 }

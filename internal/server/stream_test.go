@@ -352,3 +352,18 @@ func TestChatStreamRateLimited(t *testing.T) {
 		t.Error("no Retry-After")
 	}
 }
+
+// A full conversation refuses a streamed chat with the plain 403 (the
+// widget starts a new conversation on it): the knowledge-base agent's
+// answer streams only once it is stored, so the refusal of the write
+// comes before any event.
+func TestChatStreamFullConversation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{maxMsgs: 3})
+	conv, _ := e.start()
+	for range 2 {
+		e.chatText(conv, "What are your opening hours?", "en")
+	}
+	r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "And on Sunday?"}, acceptStream)
+	wantFull(t, r)
+}
