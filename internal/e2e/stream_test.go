@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // gatedLLM is an OpenAI-compatible backend that streams a reply in two
@@ -121,6 +123,30 @@ func TestWidgetStreams(t *testing.T) {
 	p.wait("the answer as plain JSON", answers+`.length == 3`)
 	if calls := fake.calls(); len(calls) != 2 || !calls[0] || calls[1] {
 		t.Errorf("backend calls streamed %v, want [true false]", calls)
+	}
+	p.checkConsole()
+}
+
+// A browser that cannot read a stream (no TextDecoderStream) is sent the
+// plain JSON answer: the widget does not ask for events.
+func TestWidgetWithoutStreams(t *testing.T) {
+	t.Parallel()
+	fake := newGatedLLM(t)
+	s := newStackWith(t, stackOptions{llmURL: fake.URL + "/v1"})
+	h := newHost(t, s)
+	p := newPage(t, 60*time.Second)
+	p.navigate(h.url(pageOptions{}))
+	p.wait("the launcher", W+`?.querySelector('.la')`)
+	eval[bool](p, `delete window.TextDecoderStream`)
+	p.do(chromedp.Click(chromedp.JSPath(W + `.querySelector('.la')`)))
+	p.wait("the greeting", W+`.querySelector('.m.a')`)
+	send(p, "How much is shipping?")
+	p.wait("the answer", answers+`.length == 2`)
+	if got := eval[[]string](p, answers); got[1] != "Northwind Help: Shipping is free on orders over 50 euros." {
+		t.Errorf("answer %q", got[1])
+	}
+	if calls := fake.calls(); len(calls) != 1 || calls[0] {
+		t.Errorf("backend calls streamed %v, want one plain call", calls)
 	}
 	p.checkConsole()
 }
