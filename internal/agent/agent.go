@@ -52,3 +52,31 @@ func IsInstant(r Responder, a domain.Agent) bool {
 	i, ok := r.(Instant)
 	return ok && i.Instant(a)
 }
+
+// Streamer is implemented by responders that can hand out a reply's text
+// while it is being written (an LLM streaming its tokens). onDelta is
+// called with each new piece of the reply's text, in order, on the calling
+// goroutine; the pieces are a preview: the returned Reply is the answer,
+// and its Text may differ from their concatenation (trimmed, or the raw
+// text when the model's structured answer could not be followed as it
+// streamed).
+type Streamer interface {
+	RespondStream(ctx context.Context, req Request, onDelta func(text string)) (Reply, error)
+}
+
+// RespondStream asks r for a reply, streaming it through onDelta when r is
+// a Streamer; any other responder's reply is handed to onDelta whole, as
+// one piece, so callers have one path. A nil onDelta is plain Respond.
+func RespondStream(ctx context.Context, r Responder, req Request, onDelta func(text string)) (Reply, error) {
+	if onDelta == nil {
+		return r.Respond(ctx, req)
+	}
+	if s, ok := r.(Streamer); ok {
+		return s.RespondStream(ctx, req, onDelta)
+	}
+	reply, err := r.Respond(ctx, req)
+	if err == nil && reply.Text != "" {
+		onDelta(reply.Text)
+	}
+	return reply, err
+}

@@ -29,6 +29,17 @@ func (r Router) Respond(ctx context.Context, req Request) (Reply, error) {
 	return r.Default.Respond(ctx, req)
 }
 
+// RespondStream answers like Respond, streaming through the chosen
+// responder when it can (see agent.RespondStream).
+func (r Router) RespondStream(ctx context.Context, req Request, onDelta func(string)) (Reply, error) {
+	for _, b := range r.Backends {
+		if b.Enabled(req.Agent) {
+			return RespondStream(ctx, b, req, onDelta)
+		}
+	}
+	return RespondStream(ctx, r.Default, req, onDelta)
+}
+
 // Instant reports whether the responder that would answer a is instant.
 func (r Router) Instant(a domain.Agent) bool {
 	for _, b := range r.Backends {

@@ -18,6 +18,11 @@ type ChatInput struct {
 	Text           string
 	VisitorID      string // optional; when sent it must be the conversation's visitor
 	Lang           string // one of i18n.Languages; "" means en
+	// OnDelta, when set, streams the reply: it is handed the AI's text as
+	// it is written (agent.RespondStream), on the calling goroutine, and
+	// an operator's takeover stops the AI at once (stream.go). The result
+	// is the same as without it; nil is the plain call.
+	OnDelta func(text string)
 }
 
 // ChatResult is one of the spec's two 200 bodies: Handoff true means an
@@ -63,7 +68,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 
 	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(), MaxMessages: s.maxMessages}
 	if conv.Mode == domain.ModeAI && agent.IsInstant(s.responder, ag) {
-		return s.chatInstant(ctx, ag, conv, visitor, lang)
+		return s.chatInstant(ctx, ag, conv, visitor, lang, in.OnDelta)
 	}
 
 	_, conv, err = s.store.AddMessage(ctx, visitor)
@@ -74,7 +79,16 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if conv.Mode == domain.ModeHuman {
 		return ChatResult{Handoff: true}, nil
 	}
-	reply, wantsHuman, err := s.reply(ctx, ag, conv, in.Text, lang)
+	actx, stop := ctx, func() bool { return false }
+	if in.OnDelta != nil {
+		actx, stop = s.watchTakeover(ctx, conv.ID)
+	}
+	reply, wantsHuman, err := s.reply(actx, ag, conv, in.Text, lang, in.OnDelta)
+	if stop() {
+		// An operator took over while the AI was writing: the visitor
+		// hears from the human alone, and the unfinished reply is dropped.
+		return ChatResult{Handoff: true}, nil
+	}
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -100,7 +114,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 // conversation over meanwhile (the visitor's message is kept: the operator
 // answers it). Should the responder fail after all, the message is stored
 // alone and the error returned, as when it is stored first.
-func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string) (ChatResult, error) {
+func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string, onDelta func(string)) (ChatResult, error) {
 	keep := func() error {
 		_, conv, err := s.store.AddMessage(context.WithoutCancel(ctx), visitor)
 		if err == nil {
@@ -115,7 +129,10 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 				panic(p)
 			}
 		}()
-		return s.reply(ctx, ag, conv, visitor.Text, lang)
+		// Streamed only once stored (below): the answer is instant, and a
+		// refusal of the write (a full conversation's 403) keeps its
+		// status code instead of following the answer as an error event.
+		return s.reply(ctx, ag, conv, visitor.Text, lang, nil)
 	}()
 	if err != nil {
 		if kerr := keep(); kerr != nil {
@@ -131,6 +148,11 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 	if !stored {
 		return ChatResult{Handoff: true}, nil
 	}
+	if onDelta != nil && !wantsHuman {
+		// The handoff message is no answer of the agent's: like the
+		// stored-first path, it comes in the result only.
+		onDelta(reply.Text)
+	}
 	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
 }
 
@@ -138,12 +160,14 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 // handles, and whether the conversation should now wait for a human: the
 // handoff message when the visitor asks for a person (the AI is not
 // asked), else the AI's reply adjusted to the agent's handoff settings.
-func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conversation, text, lang string) (agent.Reply, bool, error) {
+// onDelta, if set, is handed the AI's text as it is written; the handoff
+// message is not streamed (the final answer carries it).
+func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conversation, text, lang string, onDelta func(string)) (agent.Reply, bool, error) {
 	settings := handoff.SettingsOf(ag.Config)
 	if settings.Enabled && handoff.AsksForHuman(text) {
 		return agent.Reply{Text: settings.Message(lang)}, true, nil
 	}
-	r, err := s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: text, Lang: lang})
+	r, err := s.ask(ctx, agent.Request{Agent: ag, ConversationID: conv.ID, Text: text, Lang: lang}, onDelta)
 	if err != nil {
 		return agent.Reply{}, false, err
 	}
@@ -185,12 +209,12 @@ func applyHandoff(r agent.Reply, s handoff.Settings, missesBefore int, lang stri
 
 // ask calls the responder within the AI timeout and turns its failures into
 // the two errors the spec names. The cause is logged, never shown.
-func (s *Service) ask(ctx context.Context, req agent.Request) (agent.Reply, error) {
+func (s *Service) ask(ctx context.Context, req agent.Request, onDelta func(string)) (agent.Reply, error) {
 	visitor := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.aiTimeout)
 	defer cancel()
 	start := time.Now()
-	reply, err := s.responder.Respond(ctx, req)
+	reply, err := agent.RespondStream(ctx, s.responder, req, onDelta)
 	switch {
 	case err == nil && reply.Text == "":
 		s.log.WarnContext(ctx, "AI returned an empty reply", "agent", req.Agent.ID)

@@ -23,6 +23,9 @@ type fault struct {
 	// cut sends a 200 with a body cut short, then closes the connection:
 	// the answer is lost after it began.
 	cut bool
+	// streamCut begins a streamed chat (one delta event) and closes the
+	// connection before the done event.
+	streamCut bool
 }
 
 // setDown makes every request to route fail with a closed connection, or
@@ -76,6 +79,14 @@ func (f *faults) wrap(h http.Handler) http.Handler {
 		}
 		if ft == nil {
 			h.ServeHTTP(w, r)
+			return
+		}
+		if ft.streamCut {
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" +
+					"event: delta\ndata: {\"text\":\"Half a\"}\n\n"))
+				c.Close()
+			}
 			return
 		}
 		if ft.cut {

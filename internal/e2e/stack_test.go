@@ -78,6 +78,9 @@ type stackOptions struct {
 	// PARLEY_FETCH_ALLOW_PRIVATE=true does, so the sites tests serve on
 	// 127.0.0.1 can be crawled.
 	sources bool
+	// llmURL, when set, is the instance's OpenAI-compatible backend (a
+	// fake the test serves): every agent is answered by it.
+	llmURL string
 }
 
 func newStackWith(t *testing.T, o stackOptions) *stack {
@@ -121,7 +124,12 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	// never start over because the hour turned while it ran.
 	midHour := time.Now().Truncate(initlimit.Window).Add(initlimit.Window / 2)
 	limits := initlimit.New(ratelimit.NewMemoryCounter(initlimit.Window, 0, func() time.Time { return midHour }), initlimit.Settings{}, nil)
-	svc := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages})
+	var responder agent.Responder = kb
+	if o.llmURL != "" {
+		backend := llm.New(llm.Config{BaseURL: o.llmURL, Model: "m", MaxRetries: -1}, llm.Deps{Passages: kb.Passages, Logger: quiet})
+		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
+	}
+	svc := chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages})
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).

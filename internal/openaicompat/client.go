@@ -45,6 +45,11 @@ type ChatRequest struct {
 	Messages []Message
 	// Stream asks for the answer as server-sent events, assembled here.
 	Stream bool
+	// OnDelta, with Stream, is handed each piece of the first choice's
+	// content as it arrives, in order, on the calling goroutine. Pieces
+	// come only from the answer that is returned: a retried attempt
+	// failed on its status, before any piece was read.
+	OnDelta func(content string)
 }
 
 // ChatReply is the first choice of the model's answer.
@@ -90,7 +95,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, retry Retry) (ChatRe
 			if err != nil {
 				return ChatReply{}, err
 			}
-			return read(res, req.Stream)
+			return read(res, req)
 		}
 		if res != nil {
 			drain(res)
@@ -147,13 +152,13 @@ func (c *Client) post(ctx context.Context, url string, body []byte, stream bool)
 }
 
 // read turns a final answer into a reply or an error.
-func read(res *http.Response, stream bool) (ChatReply, error) {
+func read(res *http.Response, req ChatRequest) (ChatReply, error) {
 	defer drain(res)
 	if res.StatusCode >= 400 {
 		return ChatReply{}, statusError(res)
 	}
-	if stream {
-		return readStream(io.LimitReader(res.Body, maxBody))
+	if req.Stream {
+		return readStream(io.LimitReader(res.Body, maxBody), req.OnDelta)
 	}
 	var c completion
 	if err := decodeJSON(res.Body, &c); err != nil {

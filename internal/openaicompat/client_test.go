@@ -81,6 +81,8 @@ func TestChatStream(t *testing.T) {
 			ChatReply{Content: "a"}, nil},
 		{"ends without DONE or a blank line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}",
 			ChatReply{Content: "ab"}, nil},
+		{"a chunk longer than the read buffer", "data: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("a", 10000) + "\"}}]}\n\n",
+			ChatReply{Content: strings.Repeat("a", 10000)}, nil},
 		{"a refusal", "data: {\"choices\":[{\"delta\":{\"refusal\":\"I can't\"}}]}\n\n", ChatReply{Refusal: "I can't"}, nil},
 		{"an error object mid-stream", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
 			"data: {\"error\":{\"message\":\"SECRET\",\"code\":\"server_error\"}}\n\n", ChatReply{}, &Error{StatusCode: 200, Code: "server_error"}},
@@ -281,5 +283,40 @@ func TestBackoff(t *testing.T) {
 	}
 	if d := backoff(1 << 20); d > DefaultMaxDelay {
 		t.Errorf("backoff of a huge attempt = %v", d)
+	}
+}
+
+// OnDelta is handed each piece as its chunk arrives: the server sends the
+// second chunk only after the client has shown the first, so a client that
+// waited for the whole answer would never finish.
+func TestChatStreamOnDelta(t *testing.T) {
+	t.Parallel()
+	first := make(chan struct{})
+	c, _ := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-first:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"\"}},{\"index\":1,\"delta\":{\"content\":\"X\"}}]}\n\n"+
+			"data: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}\n\n"+
+			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n")
+	})
+	req := chatReq(true)
+	var got []string
+	req.OnDelta = func(s string) {
+		if got = append(got, s); len(got) == 1 {
+			close(first)
+		}
+	}
+	reply, err := c.Chat(t.Context(), req, Retry{})
+	if err != nil || reply.Content != "Hello" {
+		t.Fatalf("Chat = %+v, %v", reply, err)
+	}
+	if strings.Join(got, "|") != "Hel|lo" {
+		t.Errorf("deltas %q, want Hel, lo (no empty piece, no other choice)", got)
 	}
 }

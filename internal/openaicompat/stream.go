@@ -28,8 +28,9 @@ type chunk struct {
 
 // readStream assembles the first choice of a streamed completion from its
 // server-sent events: "data: {chunk}" lines, each event ended by a blank
-// line, until "data: [DONE]" or the end of the body.
-func readStream(r io.Reader) (ChatReply, error) {
+// line, until "data: [DONE]" or the end of the body. onDelta, if not nil,
+// is handed each piece of content as its chunk is read.
+func readStream(r io.Reader, onDelta func(string)) (ChatReply, error) {
 	var content, refusal strings.Builder
 	var usage Usage
 	var event string
@@ -59,12 +60,19 @@ func readStream(r io.Reader) (ChatReply, error) {
 		for _, ch := range c.Choices {
 			if ch.Index == 0 {
 				content.WriteString(ch.Delta.Content)
+				if onDelta != nil && ch.Delta.Content != "" {
+					onDelta(ch.Delta.Content)
+				}
 				refusal.WriteString(ch.Delta.Refusal)
 			}
 		}
 		return false, nil
 	}
-	lines := bufio.NewReaderSize(r, 64<<10)
+	// The default 4 KiB buffer: ReadString collects a longer line across
+	// fills, and a stream held open for each visitor who reads a reply
+	// as it is written costs its buffer for as long (docs/benchmarks.md,
+	// "Streaming replies": 64 KiB here was over 40% of a stream's memory).
+	lines := bufio.NewReader(r)
 	for {
 		line, err := lines.ReadString('\n')
 		if line = strings.TrimRight(line, "\r\n"); line == "" && err == nil {

@@ -107,19 +107,28 @@ func (a *API) Chat(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("text is required"))
 		return
 	}
-	res, err := a.chat.Chat(r.Context(), chat.ChatInput{
+	in := chat.ChatInput{
 		Key: *req.Key, ConversationID: *req.ConversationID, Text: *req.Text,
 		VisitorID: req.VisitorID, Lang: req.Lang,
-	})
+	}
+	if wantsStream(r) {
+		a.chatStream(w, r, in)
+		return
+	}
+	res, err := a.chat.Chat(r.Context(), in)
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
 	}
+	httpx.JSON(w, http.StatusOK, chatBody(res))
+}
+
+// chatBody is the 200 body for a chat result.
+func chatBody(res chat.ChatResult) any {
 	if res.Handoff {
-		httpx.JSON(w, http.StatusOK, handoffReply{Handoff: "human", Wait: true})
-		return
+		return handoffReply{Handoff: "human", Wait: true}
 	}
-	httpx.JSON(w, http.StatusOK, aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources})
+	return aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources}
 }
 
 type pollMessage struct {

@@ -39,6 +39,9 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   S.m = S.m.filter(m => m && typeof m.t == 'string');
   const seen = new Set(S.m.map(m => m.i));
   const els = new WeakMap();
+  // Whether chat replies are asked for as a stream: where the browser can
+  // read one, until one breaks (events).
+  let sse = !!window.TextDecoderStream;
 
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(PARLEY_UI_CSS);
@@ -78,18 +81,42 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
 
   // api calls the widget API and throws an Error carrying the status (s),
   // the JSON body (d) and Retry-After (ra). A network failure has no s; an
-  // answer cut short has s 0, since what the server did is unknown.
-  const api = async (path, body) => {
+  // answer cut short has s 0, since what the server did is unknown. With
+  // onD (chat) the answer is asked for as server-sent events, each delta's
+  // text handed to onD; whatever the server answers as JSON instead (an
+  // error status, a proxy that strips the stream) is read as before.
+  const api = async (path, body, onD) => {
+    onD = sse && onD;
     const r = await fetch(base + path, {
       credentials: 'omit',
       // A long poll holds up to 25 s and chat up to the AI timeout; a dead
       // connection must not hang either forever.
       signal: AbortSignal.timeout?.(6e4),
-      ...body && { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+      ...body && { method: 'POST', headers: { 'Content-Type': 'application/json', ...onD && { Accept: 'text/event-stream' } }, body: JSON.stringify(body) },
     });
+    if (onD && r.ok && /^text\/event-stream/.test(r.headers.get('Content-Type'))) return events(r, onD);
     const d = await r.json().catch(() => 0);
     if (r.ok && d) return d;
     throw Object.assign(Error(d?.error || r.status), { s: r.ok ? 0 : r.status, d: d || {}, ra: r.headers.get('Retry-After') });
+  };
+  // events reads a streamed chat (docs/api.md): delta events to onD, then
+  // the done event's data, the body a plain call answers. An error event
+  // fails as its status would have; a stream cut before done fails as an
+  // answer cut short, and later chats are asked for as plain JSON, in case
+  // something on the way breaks streams.
+  const events = async (r, onD) => {
+    const rd = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (let b = '', i, x; !(x = await rd.read()).done;) {
+      for (b += x.value; (i = b.indexOf('\n\n')) >= 0; b = b.slice(i + 2)) {
+        const [, n, j] = /^event: (.*)\ndata: (.*)/.exec(b.slice(0, i)) || [];
+        const d = j && JSON.parse(j);
+        if (n == 'delta') onD(String(d.text));
+        if (n == 'done') return d;
+        if (n == 'error') throw Object.assign(Error(d.error), { s: d.status, d });
+      }
+    }
+    sse = 0;
+    throw Object.assign(Error(), { s: 0, d: {} });
   };
   const retryAfter = e => Math.min(60, Math.max(1, +e.ra || 5)) * 1e3;
   // The account-blocked 429 and a refused key are not fixed by retrying.
@@ -102,10 +129,10 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
 
   // call retries a rate-limited request once, after the wait the server
   // asks for, and tells the visitor meanwhile.
-  const call = async (path, body) => {
+  const call = async (path, body, onD) => {
     for (let waited = 0; ;) {
       try {
-        return await api(path, body);
+        return await api(path, body, onD);
       } catch (e) {
         if (e.s != 429 || e.d.limit_reached || later(e) || waited++) throw e;
         status(tRL);
@@ -137,11 +164,11 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   // chat sends one message; a conversation the server refuses (403: it is
   // gone, the key changed, or it holds as many messages as it may) is
   // replaced by a new one, once, and the message sent there.
-  const chat = async text => {
+  const chat = async (text, onD) => {
     for (let renewed = 0; ;) {
       try {
         if (!S.c) await init();
-        return await call('api/widget/chat', { key, conversation_id: S.c, text, visitor_id: S.v, lang });
+        return await call('api/widget/chat', { key, conversation_id: S.c, text, visitor_id: S.v, lang }, onD);
       } catch (e) {
         if (e.s != 403 || !S.c || renewed++) throw e;
         S.c = null;
@@ -162,8 +189,17 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
       // Also the first step after opening, and what Retry does after a
       // failed init.
       if (!S.c) await init();
-      for (let m; (m = S.m.find(x => x.f));) {
-        const d = await chat(m.t);
+      for (let m, dr; (m = S.m.find(x => x.f)); dr = 0) {
+        // The reply as it streams: a draft hidden from screen readers,
+        // which the log would read out at every piece; the finished
+        // message replaces it and is announced once. Not .a: it is no message.
+        dots.hidden = false;
+        const d = await chat(m.t, t => {
+          dots.hidden = true;
+          dr ||= log.appendChild(h('div', 'm', '', { 'aria-hidden': 'true' }));
+          dr.append(t);
+          if (pinned) log.scrollTop = log.scrollHeight;
+        }).finally(() => dr?.remove());
         delete m.f;
         els.get(m)?.classList.remove('f');
         save();

@@ -21,7 +21,9 @@ const maxRetryDelay = openaicompat.DefaultMaxDelay
 // tokens the backend counted (zero when it did not say). A
 // connection error, 408, 409, 429 or 5xx is retried up to MaxRetries times,
 // all within ctx; the outbound guard's refusal of an address is final.
-func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, msgs []message) (string, domain.Tokens, error) {
+// With onDelta the call streams (whatever cfg.Stream says) and the reply's
+// text is handed to it as it arrives (replyStream).
+func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, msgs []message, onDelta func(string)) (string, domain.Tokens, error) {
 	retry := openaicompat.Retry{Max: cfg.MaxRetries, Final: outbound.IsRefusal}
 	if d, ok := retryDelayCap(ctx); ok {
 		// A server asking to wait longer than this (Retry-After) gets its
@@ -32,6 +34,9 @@ func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, ms
 	req := openaicompat.ChatRequest{Model: cfg.Model, Messages: make([]openaicompat.Message, len(msgs)), Stream: cfg.Stream}
 	for i, m := range msgs {
 		req.Messages[i] = openaicompat.Message(m)
+	}
+	if onDelta != nil {
+		req.Stream, req.OnDelta = true, (&replyStream{onDelta: onDelta}).write
 	}
 	reply, err := r.client(cfg).Chat(ctx, req, retry)
 	var refused *outbound.Refusal

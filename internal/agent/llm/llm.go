@@ -80,7 +80,10 @@ type Responder struct {
 	guarded *http.Client // for endpoints agents' owners chose
 }
 
-var _ agent.Responder = (*Responder)(nil)
+var (
+	_ agent.Responder = (*Responder)(nil)
+	_ agent.Streamer  = (*Responder)(nil)
+)
 
 // New returns a responder whose instance-wide settings are def; an agent's
 // own "llm" config overrides them (see AgentConfig).
@@ -113,6 +116,14 @@ func (r *Responder) Enabled(a domain.Agent) bool {
 
 // Respond asks the model for a reply to req.Text.
 func (r *Responder) Respond(ctx context.Context, req agent.Request) (agent.Reply, error) {
+	return r.RespondStream(ctx, req, nil)
+}
+
+// RespondStream is Respond with the reply's text handed to onDelta as the
+// model writes it (agent.Streamer): the backend is called with stream=true
+// and the reply string of the model's JSON followed as it arrives
+// (replyStream). A nil onDelta is Respond.
+func (r *Responder) RespondStream(ctx context.Context, req agent.Request, onDelta func(string)) (agent.Reply, error) {
 	cfg, instructions := r.effective(req.Agent)
 	if cfg.BaseURL == "" || cfg.Model == "" {
 		return agent.Reply{}, fmt.Errorf("%w: no base URL or model configured", ErrBackend)
@@ -124,7 +135,7 @@ func (r *Responder) Respond(ctx context.Context, req agent.Request) (agent.Reply
 	}
 
 	msgs, passages := r.messages(ctx, req, instructions, cfg.HistoryBudget)
-	content, usage, err := r.complete(ctx, req.Agent.ID, cfg, msgs)
+	content, usage, err := r.complete(ctx, req.Agent.ID, cfg, msgs, onDelta)
 	if err != nil {
 		return agent.Reply{}, err
 	}
