@@ -36,7 +36,7 @@ func (r *Responder) complete(ctx context.Context, agentID string, cfg Config, ms
 		req.Messages[i] = openaicompat.Message(m)
 	}
 	if onDelta != nil {
-		req.Stream, req.OnDelta = true, (&replyStream{onDelta: onDelta}).write
+		req.Stream, req.OnDelta = true, (&replyStream{onDelta: (&markerFilter{out: onDelta}).write}).write
 	}
 	reply, err := r.client(cfg).Chat(ctx, req, retry)
 	var refused *outbound.Refusal

@@ -15,7 +15,7 @@ import (
 // model wraps its JSON in prose the preview shows the raw text, which the
 // final answer then replaces.
 type replyStream struct {
-	onDelta func(string)
+	onDelta func(string) // the visitor's preview, through markers (markerFilter)
 	raw     strings.Builder
 	pos     int // bytes of raw consumed
 	state   streamState
