@@ -20,6 +20,7 @@ import (
 	"parley/internal/dashboard"
 	"parley/internal/demo"
 	"parley/internal/domain"
+	"parley/internal/embed"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
@@ -158,6 +159,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model,
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
 	}, llm.Deps{Passages: kb.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
+	// Embeddings for hybrid retrieval (docs/agent.md); with no model
+	// configured, instance-wide or by an agent, nothing is embedded.
+	embedder := embed.New(embed.Config{
+		BaseURL: cfg.Embed.BaseURL, APIKey: cfg.Embed.APIKey, Model: cfg.Embed.Model,
+		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
+	}, guard)
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
@@ -168,7 +175,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// One rule book for agents, keys and knowledge, for the dashboard and
 	// the management API alike.
 	agents := agentadmin.New(agentadmin.Options{
-		Store: st, Bounds: bounds(cfg), Invalidate: kb.Invalidate, CheckEndpoint: llmBackend.CheckAgentConfig,
+		Store: st, Bounds: bounds(cfg), Invalidate: kb.Invalidate, CheckEndpoint: func(ctx context.Context, c domain.AgentConfig) error {
+			if err := llmBackend.CheckAgentConfig(ctx, c); err != nil {
+				return err
+			}
+			return embedder.CheckAgentConfig(ctx, c)
+		},
 	})
 	// Website sources: syncs run on the job queue, whose worker calls
 	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue (the
