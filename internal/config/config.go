@@ -33,8 +33,8 @@ type Config struct {
 	LLM            LLM
 	// Embed is the embeddings backend for hybrid retrieval; its base URL
 	// and key default to the LLM's.
-	Embed Embed
-	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
+	Embed     Embed
+	PprofAddr string // loopback address for Go's profiling endpoints; "" is off
 	// FetchAllowPrivate lets URLs tenants supply (agents' LLM endpoints)
 	// reach loopback, private and link-local addresses (package outbound).
 	FetchAllowPrivate bool
