@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"time"
 )
 
 // Vectors are the embeddings of an agent's passages (docs/agent.md, "Hybrid
@@ -19,10 +20,11 @@ type Vectors interface {
 	PutVectors(ctx context.Context, agentID, model string, vs []Vector) error
 	// Vectors returns the agent's vectors of model by hash.
 	Vectors(ctx context.Context, agentID, model string) (map[string][]float32, error)
-	// KeepVectors deletes the agent's vectors of other models, and those of
-	// model whose hash is not in keep (text that changed or went), and
-	// says how many went.
-	KeepVectors(ctx context.Context, agentID, model string, keep []string) (int, error)
+	// KeepVectors deletes the agent's vectors stored before before that
+	// are of other models, or of model with a hash not in keep (text that
+	// changed or went), and says how many went. before keeps what a later
+	// embedding, of newer knowledge, stored meanwhile.
+	KeepVectors(ctx context.Context, agentID, model string, keep []string, before time.Time) (int, error)
 }
 
 // Vector is one passage's embedding.

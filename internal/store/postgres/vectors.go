@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -54,11 +55,11 @@ func (s *Store) Vectors(ctx context.Context, agentID, model string) (map[string]
 	return out, nil
 }
 
-func (s *Store) KeepVectors(ctx context.Context, agentID, model string, keep []string) (int, error) {
+func (s *Store) KeepVectors(ctx context.Context, agentID, model string, keep []string, before time.Time) (int, error) {
 	if keep == nil {
 		keep = []string{}
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM passage_vectors WHERE agent_id = $1 AND (model <> $2 OR NOT (hash = ANY($3)))`, agentID, model, keep)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM passage_vectors WHERE agent_id = $1 AND created_at < $4 AND (model <> $2 OR NOT (hash = ANY($3)))`, agentID, model, keep, before)
 	if err != nil {
 		return 0, fmt.Errorf("keep vectors: %w", err)
 	}

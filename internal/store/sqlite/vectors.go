@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"parley/internal/store"
 )
@@ -54,7 +55,7 @@ func (s *Store) Vectors(ctx context.Context, agentID, model string) (map[string]
 	return out, rows.Err()
 }
 
-func (s *Store) KeepVectors(ctx context.Context, agentID, model string, keep []string) (int, error) {
+func (s *Store) KeepVectors(ctx context.Context, agentID, model string, keep []string, before time.Time) (int, error) {
 	kept := make(map[string]bool, len(keep))
 	for _, h := range keep {
 		kept[h] = true
@@ -62,7 +63,7 @@ func (s *Store) KeepVectors(ctx context.Context, agentID, model string, keep []s
 	n := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		n = 0
-		rows, err := tx.QueryContext(ctx, `SELECT model, hash FROM passage_vectors WHERE agent_id = ?`, agentID)
+		rows, err := tx.QueryContext(ctx, `SELECT model, hash FROM passage_vectors WHERE agent_id = ? AND created_at < ?`, agentID, millis(before))
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"parley/internal/domain"
 	"parley/internal/store"
@@ -46,8 +47,16 @@ func testVectors(t *testing.T, s store.Store) {
 	}
 	wantErr(t, "PutVectors for no agent", s.PutVectors(ctx, "ag_missing", "m1", []store.Vector{{Hash: a, Vec: []float32{1}}}), domain.ErrNotFound)
 
+	// Vectors stored after before are kept, whatever they are.
+	stored := time.Now().Add(-time.Hour)
+	n, err := s.KeepVectors(ctx, f.agent.ID, "m1", nil, stored)
+	noErr(t, "KeepVectors before", err)
+	if got, _ := s.Vectors(ctx, f.agent.ID, "m1"); n != 0 || len(got) != 2 {
+		t.Fatalf("KeepVectors of an hour ago deleted %d, left %v", n, got)
+	}
+
 	// KeepVectors drops the other model's and the text that went.
-	n, err := s.KeepVectors(ctx, f.agent.ID, "m1", []string{b})
+	n, err = s.KeepVectors(ctx, f.agent.ID, "m1", []string{b}, time.Now().Add(time.Second))
 	noErr(t, "KeepVectors", err)
 	got1, _ := s.Vectors(ctx, f.agent.ID, "m1")
 	got2, _ := s.Vectors(ctx, f.agent.ID, "m2")
@@ -58,7 +67,7 @@ func testVectors(t *testing.T, s store.Store) {
 	if len(got) != 1 {
 		t.Fatalf("KeepVectors reached another agent: %v", got)
 	}
-	n, err = s.KeepVectors(ctx, f.agent.ID, "m1", nil)
+	n, err = s.KeepVectors(ctx, f.agent.ID, "m1", nil, time.Now().Add(time.Second))
 	noErr(t, "KeepVectors none", err)
 	if got, _ := s.Vectors(ctx, f.agent.ID, "m1"); n != 1 || len(got) != 0 {
 		t.Fatalf("KeepVectors(nil) deleted %d, left %v", n, got)
