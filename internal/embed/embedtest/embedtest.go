@@ -27,6 +27,7 @@ var Concepts = map[string]string{
 	"money": "refund", "back": "refund", "repay": "refund",
 	"ship": "ship", "shipping": "ship", "delivery": "ship", "deliver": "ship", "arrive": "ship", "parcel": "ship",
 	"cost": "price", "price": "price", "fee": "price", "expensive": "price",
+	"puppy": "pet", "dog": "pet", "dogs": "pet", "cat": "pet", "cats": "pet", "animals": "pet", "pet": "pet", "pets": "pet", "kitten": "pet",
 }
 
 // stop are words too common to mean anything.
