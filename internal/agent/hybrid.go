@@ -77,6 +77,7 @@ type Hybrid struct {
 	agents  map[string]*agentVectors
 	bytes   int
 	pending map[string]string // agent id → account id: vectors found missing, to enqueue (Sweep)
+	seen    map[string]string // agent id → account id: agents with embeddings answered here (Changed)
 }
 
 // agentVectors are one agent's vectors for one index, by unit, normalised
@@ -108,7 +109,7 @@ func NewHybrid(o HybridOptions) *Hybrid {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Hybrid{o: o, log: log, agents: map[string]*agentVectors{}, pending: map[string]string{}}
+	return &Hybrid{o: o, log: log, agents: map[string]*agentVectors{}, pending: map[string]string{}, seen: map[string]string{}}
 }
 
 // Passages returns up to k passages for text: BM25's and the nearest by
@@ -130,6 +131,9 @@ func (h *Hybrid) Passages(ctx context.Context, a domain.Agent, text, lang string
 	if !b.Enabled() {
 		return passages(lexical, k), nil
 	}
+	h.mu.Lock()
+	h.seen[a.ID] = a.AccountID
+	h.mu.Unlock()
 	av := h.vectors(ctx, a, ix, b.Model)
 	if av == nil || av.count == 0 {
 		h.o.OnFallback("missing")

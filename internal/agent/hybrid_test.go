@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"parley/internal/domain"
 	"parley/internal/embed"
@@ -210,5 +211,71 @@ func TestHybridWithoutEmbeddingsIsLexical(t *testing.T) {
 	}
 	if err := r.h.EmbedAgent(ctx, r.agent.AccountID, r.agent.ID); err != nil || r.fake.Requests() != 0 {
 		t.Fatalf("EmbedAgent without a model: %v, %d requests", err, r.fake.Requests())
+	}
+}
+
+// An edit while the job runs is embedded by that job: the queue holds one
+// job per agent, the running one included, so no other job comes for it.
+func TestEmbedAgentLooksAgainAfterAnEditDuringTheRun(t *testing.T) {
+	t.Parallel()
+	r := newHybridRig(t, embed.Config{Model: "m"})
+	ctx := t.Context()
+	release := r.st.hold()
+	done := make(chan error, 1)
+	go func() { done <- r.h.EmbedAgent(ctx, r.agent.AccountID, r.agent.ID) }()
+	<-r.st.loads                                      // the job has read the knowledge
+	items, _ := r.st.Store.Knowledge(ctx, r.agent.ID) // not held
+	e := items[0]
+	e.Answer = "Dogs, cats and parrots are welcome."
+	if _, err := r.st.UpdateKnowledge(ctx, r.agent.AccountID, r.agent.ID, e, domain.KnowledgeLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	in := r.fake.Inputs()
+	if !strings.Contains(in[len(in)-1], "parrots") {
+		t.Fatalf("the edit was not embedded: %q", in)
+	}
+	if stored, _ := r.st.Vectors(ctx, r.agent.ID, "m"); len(stored) != len(hybridKnowledge) {
+		t.Fatalf("%d vectors stored, want %d", len(stored), len(hybridKnowledge))
+	}
+}
+
+// A change queues an embedding only for agents with embeddings that this
+// instance has answered.
+func TestHybridChangedQueuesAgentsWithEmbeddings(t *testing.T) {
+	t.Parallel()
+	r := newHybridRig(t, embed.Config{Model: "m"})
+	r.h.Changed(r.agent.ID) // not answered yet: nothing to queue
+	if _, err := r.h.Passages(t.Context(), r.agent, "back office", "en", 2); err != nil {
+		t.Fatal(err)
+	}
+	r.h.Sweep(t.Context()) // the missing vectors were found: one job
+	r.h.Changed(r.agent.ID)
+	want := r.agent.AccountID + "/" + r.agent.ID
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		got := slices.Clone(r.enqueued)
+		r.mu.Unlock()
+		if len(got) == 2 && got[0] == want && got[1] == want {
+			break
+		}
+		if len(got) > 2 || time.Now().After(deadline) {
+			t.Fatalf("enqueued %v, want %s twice", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	off := newHybridRig(t, embed.Config{})
+	if _, err := off.h.Passages(t.Context(), off.agent, "back office", "en", 2); err != nil {
+		t.Fatal(err)
+	}
+	off.h.Changed(off.agent.ID)
+	off.h.Sweep(t.Context())
+	if len(off.enqueued) != 0 {
+		t.Fatalf("an agent without embeddings was queued: %v", off.enqueued)
 	}
 }

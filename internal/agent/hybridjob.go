@@ -5,20 +5,41 @@ import (
 	"fmt"
 	"time"
 
+	"parley/internal/domain"
 	"parley/internal/retrieval"
 	"parley/internal/store"
 )
 
+// maxEmbedRounds bounds how often one job embeds again because the agent
+// changed while it ran; a later change is left to the next job.
+const maxEmbedRounds = 3
+
 // EmbedAgent embeds the agent's passages that have no vector of its
 // embeddings model yet and deletes the vectors of text that went or of
-// another model: the work of one embedding job. An error leaves what was
-// stored; the job retries.
+// another model: the work of one embedding job. When the agent changed
+// while it ran (the queue keeps one job per agent, running included, so
+// no other job was queued for the change), it looks again. An error leaves
+// what was stored; the job retries.
 func (h *Hybrid) EmbedAgent(ctx context.Context, accountID, agentID string) error {
-	started := time.Now()
 	a, err := h.o.KB.src.Agent(ctx, accountID, agentID)
+	for round := 0; err == nil && round < maxEmbedRounds; round++ {
+		if err = h.embedOnce(ctx, a); err != nil {
+			break
+		}
+		var now domain.Agent
+		if now, err = h.o.KB.src.Agent(ctx, accountID, agentID); err == nil && !now.UpdatedAt.After(a.UpdatedAt) {
+			return nil
+		}
+		a = now
+	}
 	if err != nil {
 		return fmt.Errorf("embed agent %s: %w", agentID, err)
 	}
+	return nil
+}
+
+func (h *Hybrid) embedOnce(ctx context.Context, a domain.Agent) error {
+	agentID := a.ID
 	b := h.o.Embedder.For(a)
 	if !b.Enabled() {
 		return nil
@@ -27,12 +48,12 @@ func (h *Hybrid) EmbedAgent(ctx context.Context, accountID, agentID string) erro
 	// index it (the cached index may be a version behind).
 	entries, err := h.o.KB.src.Knowledge(ctx, agentID)
 	if err != nil {
-		return fmt.Errorf("embed agent %s: %w", agentID, err)
+		return err
 	}
 	texts, hashes := unitHashes(retrieval.Build(entries))
 	have, err := h.o.Vectors.Vectors(ctx, agentID, b.Model)
 	if err != nil {
-		return fmt.Errorf("embed agent %s: %w", agentID, err)
+		return err
 	}
 	var todo []int
 	queued := map[string]bool{}
@@ -50,18 +71,22 @@ func (h *Hybrid) EmbedAgent(ctx context.Context, accountID, agentID string) erro
 		}
 		vecs, err := h.o.Embedder.Embed(ctx, b, in)
 		if err != nil {
-			return fmt.Errorf("embed agent %s: %w", agentID, err)
+			return err
 		}
 		vs := make([]store.Vector, len(part))
 		for j, i := range part {
 			vs[j] = store.Vector{Hash: hashes[i], Vec: vecs[j]}
 		}
 		if err := h.o.Vectors.PutVectors(ctx, agentID, b.Model, vs); err != nil {
-			return fmt.Errorf("embed agent %s: %w", agentID, err)
+			return err
 		}
 	}
-	if _, err := h.o.Vectors.KeepVectors(ctx, agentID, b.Model, hashes, started); err != nil {
-		return fmt.Errorf("embed agent %s: %w", agentID, err)
+	// Everything stored until now that this knowledge does not use goes.
+	// The queue runs one job per agent at a time, so no newer knowledge's
+	// vectors are among them; should a rescued job overlap another, what
+	// it deletes is found missing and embedded again (Sweep).
+	if _, err := h.o.Vectors.KeepVectors(ctx, agentID, b.Model, hashes, store.Now().Add(time.Millisecond)); err != nil {
+		return err
 	}
 	h.forget(agentID)
 	h.log.InfoContext(ctx, "embedded the agent's passages", "agent", agentID, "model", b.Model, "new", len(todo), "passages", len(hashes))
@@ -79,25 +104,26 @@ func (h *Hybrid) forget(agentID string) {
 }
 
 // Changed is told that an agent's knowledge or pages changed through this
-// instance (beside KB.Invalidate): an embedding is queued at once for an
-// agent this instance has served. Others are found by Sweep once a message
-// finds their vectors missing.
+// instance (beside KB.Invalidate): an embedding is queued, in the
+// background, for an agent with embeddings this instance has answered.
+// Others are found by Sweep once a message finds their vectors missing.
 func (h *Hybrid) Changed(agentID string) {
-	h.o.KB.mu.Lock()
-	ag := h.o.KB.agents[agentID]
-	accountID := ""
-	if ag != nil {
-		accountID = ag.accountID
-	}
-	h.o.KB.mu.Unlock()
-	if accountID == "" || h.o.Enqueue == nil {
+	h.mu.Lock()
+	accountID, ok := h.seen[agentID]
+	h.mu.Unlock()
+	if !ok || h.o.Enqueue == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := h.o.Enqueue(ctx, accountID, agentID); err != nil {
-		h.log.Warn("queueing an embedding failed", "agent", agentID, "err", err)
-	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.o.Enqueue(ctx, accountID, agentID); err != nil {
+			h.log.Warn("queueing an embedding failed", "agent", agentID, "err", err)
+			h.mu.Lock()
+			h.pending[agentID] = accountID // the sweep tries again
+			h.mu.Unlock()
+		}
+	}()
 }
 
 // Sweep queues an embedding for every agent whose vectors a message found
