@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/agent"
 	"parley/internal/config"
+	"parley/internal/domain"
 	"parley/internal/embed"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
@@ -45,5 +46,19 @@ func sweepEmbeddings(ctx context.Context, h *agent.Hybrid) {
 		case <-t.C:
 			h.Sweep(ctx)
 		}
+	}
+}
+
+// checkEndpoints is agentadmin's endpoint check for both of an agent's
+// own endpoints, the LLM's and the embeddings': the first refusal is the
+// 400, naming its key.
+func checkEndpoints(checks ...func(context.Context, domain.AgentConfig) error) func(context.Context, domain.AgentConfig) error {
+	return func(ctx context.Context, c domain.AgentConfig) error {
+		for _, check := range checks {
+			if err := check(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }

@@ -180,12 +180,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// One rule book for agents, keys and knowledge, for the dashboard and
 	// the management API alike.
 	agents := agentadmin.New(agentadmin.Options{
-		Store: st, Bounds: bounds(cfg), Invalidate: invalidate, CheckEndpoint: func(ctx context.Context, c domain.AgentConfig) error {
-			if err := llmBackend.CheckAgentConfig(ctx, c); err != nil {
-				return err
-			}
-			return embedder.CheckAgentConfig(ctx, c)
-		},
+		Store: st, Bounds: bounds(cfg), Invalidate: invalidate, CheckEndpoint: checkEndpoints(llmBackend.CheckAgentConfig, embedder.CheckAgentConfig),
 	})
 	// Website sources: syncs run on the job queue, whose worker calls
 	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue (the
