@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"weak"
 
 	"parley/internal/domain"
 	"parley/internal/embed"
@@ -84,7 +85,9 @@ type Hybrid struct {
 // so cosine similarity is a dot product; units without a vector have
 // has[i] false.
 type agentVectors struct {
-	ix      *retrieval.Index
+	// ix is weak: the vectors must not keep alive an index the
+	// knowledge-base agent's cache has let go (its memory bound).
+	ix      weak.Pointer[retrieval.Index]
 	model   string
 	dims    int
 	flat    []float32 // unit i is flat[i*dims : (i+1)*dims]

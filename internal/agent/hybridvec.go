@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"time"
+	"weak"
 
 	"parley/internal/domain"
 	"parley/internal/retrieval"
@@ -30,7 +31,7 @@ func unitHashes(ix *retrieval.Index) (texts, hashes []string) {
 func (h *Hybrid) vectors(ctx context.Context, a domain.Agent, ix *retrieval.Index, model string) *agentVectors {
 	h.mu.Lock()
 	av := h.agents[a.ID]
-	fresh := av != nil && av.ix == ix && av.model == model &&
+	fresh := av != nil && av.ix.Value() == ix && av.model == model &&
 		(av.count == len(av.has) || time.Since(av.loaded) < reloadMissing)
 	h.mu.Unlock()
 	if fresh {
@@ -42,7 +43,7 @@ func (h *Hybrid) vectors(ctx context.Context, a domain.Agent, ix *retrieval.Inde
 		return nil
 	}
 	_, hashes := unitHashes(ix)
-	av = &agentVectors{ix: ix, model: model, has: make([]bool, len(hashes)), loaded: time.Now()}
+	av = &agentVectors{ix: weak.Make(ix), model: model, has: make([]bool, len(hashes)), loaded: time.Now()}
 	for _, v := range stored {
 		av.dims = len(v)
 		break
