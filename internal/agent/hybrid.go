@@ -131,8 +131,8 @@ func (h *Hybrid) Passages(ctx context.Context, a domain.Agent, text, lang string
 		}
 	}
 	b := h.o.Embedder.For(a)
-	if !b.Enabled() {
-		return passages(lexical, k), nil
+	if !b.Enabled() || ix.Units() == 0 {
+		return passages(lexical, k), nil // no embeddings, or nothing to embed
 	}
 	h.mu.Lock()
 	h.seen[a.ID] = a.AccountID

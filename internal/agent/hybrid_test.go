@@ -279,3 +279,18 @@ func TestHybridChangedQueuesAgentsWithEmbeddings(t *testing.T) {
 		t.Fatalf("an agent without embeddings was queued: %v", off.enqueued)
 	}
 }
+
+// An agent with nothing to embed is not counted as missing vectors, nor
+// queued again and again.
+func TestHybridEmptyKnowledgeIsNotMissing(t *testing.T) {
+	t.Parallel()
+	r := newHybridRig(t, embed.Config{Model: "m"})
+	empty := seedAgent(t, r.st)
+	if got, err := r.h.Passages(t.Context(), empty, "hello", "en", 4); err != nil || len(got) != 0 {
+		t.Fatalf("Passages = %v, %v", got, err)
+	}
+	r.h.Sweep(t.Context())
+	if r.fallbacks("missing") != 0 || len(r.enqueued) != 0 {
+		t.Fatalf("missing %d, enqueued %v", r.fallbacks("missing"), r.enqueued)
+	}
+}
