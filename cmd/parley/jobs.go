@@ -15,6 +15,7 @@ import (
 type jobHooks struct {
 	SyncSource func(ctx context.Context, sourceID string) error
 	EnqueueDue func(ctx context.Context) error
+	EmbedAgent func(ctx context.Context, accountID, agentID string) error
 }
 
 // openJobs opens the background job queue on the store's database (its
@@ -24,7 +25,7 @@ func openJobs(ctx context.Context, cfg config.Config, log *slog.Logger, hooks jo
 	return jobs.Open(ctx, jobs.Options{
 		DB: cfg.DB, Logger: log,
 		Workers: cfg.Jobs.Workers, RescueAfter: cfg.Jobs.RescueAfter, StopGrace: cfg.Jobs.StopGrace,
-		SyncSource: hooks.SyncSource, EnqueueDue: hooks.EnqueueDue,
+		SyncSource: hooks.SyncSource, EnqueueDue: hooks.EnqueueDue, EmbedAgent: hooks.EmbedAgent,
 	})
 }
 

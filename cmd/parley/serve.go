@@ -20,6 +20,7 @@ import (
 	"parley/internal/dashboard"
 	"parley/internal/demo"
 	"parley/internal/domain"
+	"parley/internal/embed"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
@@ -81,8 +82,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// the queue, which it needs for EnqueueSync, they reach it through
 	// closures over the service's variable.
 	var sourceSvc *sources.Service
+	var hybrid *agent.Hybrid // set below, before the queue starts
 	queue, err := openJobs(ctx, cfg, log, jobHooks{
 		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
+		EmbedAgent: func(ctx context.Context, accountID, agentID string) error {
+			return hybrid.EmbedAgent(ctx, accountID, agentID)
+		},
 		EnqueueDue: func(ctx context.Context) error {
 			_, err := sourceSvc.EnqueueDue(ctx, time.Now())
 			return err
@@ -151,13 +156,20 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// URLs tenants supply go through the outbound guard; the instance's
 	// own (PARLEY_LLM_BASE_URL) does not.
 	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
+	// Embeddings for hybrid retrieval (docs/agent.md); with no model
+	// configured, instance-wide or by an agent, nothing is embedded.
+	var embedder *embed.Embedder
+	embedder, hybrid = newHybrid(cfg, kb, st, guard, reg, log, queue.EnqueueEmbed)
+	// A change of an agent's knowledge rebuilds its index and queues the
+	// embedding of its new passages.
+	invalidate := func(agentID string) { kb.Invalidate(agentID); hybrid.Changed(agentID) }
 	// Agents with an LLM configured (instance-wide or in their own config)
 	// are answered by it, with the knowledge base as retrieval context;
 	// all others by the knowledge-base agent alone.
 	llmBackend := llm.New(llm.Config{
 		BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model,
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
-	}, llm.Deps{Passages: kb.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
+	}, llm.Deps{Passages: hybrid.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
@@ -168,13 +180,13 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// One rule book for agents, keys and knowledge, for the dashboard and
 	// the management API alike.
 	agents := agentadmin.New(agentadmin.Options{
-		Store: st, Bounds: bounds(cfg), Invalidate: kb.Invalidate, CheckEndpoint: llmBackend.CheckAgentConfig,
+		Store: st, Bounds: bounds(cfg), Invalidate: invalidate, CheckEndpoint: checkEndpoints(llmBackend.CheckAgentConfig, embedder.CheckAgentConfig),
 	})
 	// Website sources: syncs run on the job queue, whose worker calls
 	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue (the
 	// hooks above; the queue starts only after this is set).
 	sourceSvc = sources.New(sources.Options{
-		Store: st, Queue: queue, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: kb.Invalidate, Logger: log,
+		Store: st, Queue: queue, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: invalidate, Logger: log,
 	})
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
@@ -231,6 +243,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		ln.Close()
 		return err
 	}
+	go sweepEmbeddings(ctx, hybrid)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

@@ -31,7 +31,10 @@ type Config struct {
 	LogLevel       string // "debug", "info", "warn", "error"
 	AITimeout      time.Duration
 	LLM            LLM
-	PprofAddr      string // loopback address for Go's profiling endpoints; "" is off
+	// Embed is the embeddings backend for hybrid retrieval; its base URL
+	// and key default to the LLM's.
+	Embed     Embed
+	PprofAddr string // loopback address for Go's profiling endpoints; "" is off
 	// FetchAllowPrivate lets URLs tenants supply (agents' LLM endpoints)
 	// reach loopback, private and link-local addresses (package outbound).
 	FetchAllowPrivate bool
@@ -79,6 +82,18 @@ type LLM struct {
 	AgentEndpoints bool
 }
 
+// Embed is an OpenAI-compatible embeddings backend. Passages are embedded
+// only when Model is set (here or in an agent's config): without it,
+// retrieval stays lexical.
+type Embed struct {
+	// BaseURL defaults to the LLM's.
+	BaseURL string
+	// APIKey defaults to the LLM's key when the base URL is the LLM's:
+	// the LLM's key is never sent to another server.
+	APIKey string
+	Model  string
+}
+
 // Defaults.
 const (
 	DefaultAddr = ":8080"
@@ -106,6 +121,9 @@ var settings = []setting{
 	{"llm-api-key", "PARLEY_LLM_API_KEY", "", "API key for the LLM backend"},
 	{"llm-model", "PARLEY_LLM_MODEL", "", "model name for the LLM backend"},
 	{"llm-agent-endpoints", "PARLEY_LLM_AGENT_ENDPOINTS", "true", "let agents set their own LLM base URL and key in their config"},
+	{"embed-base-url", "PARLEY_EMBED_BASE_URL", "", "OpenAI-compatible embeddings API base URL (default: the LLM's)"},
+	{"embed-api-key", "PARLEY_EMBED_API_KEY", "", "API key for the embeddings backend (default: the LLM's, when the base URL is the LLM's)"},
+	{"embed-model", "PARLEY_EMBED_MODEL", "", "embeddings model; set, LLM agents retrieve by BM25 and vector similarity together"},
 	{"fetch-allow-private", "PARLEY_FETCH_ALLOW_PRIVATE", "false", "let URLs tenants supply (agents' LLM endpoints) reach loopback, private and link-local addresses"},
 	{"pprof-addr", "PARLEY_PPROF_ADDR", "", "loopback address (127.0.0.1:6060) to serve Go's profiler on /debug/pprof/ (default: off)"},
 	{"max-conns", "PARLEY_MAX_CONNS", "0", "connections open at once (0: the open-files limit less a reserve)"},
@@ -150,6 +168,7 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 		LogFormat: get("log-format"), LogLevel: get("log-level"), PprofAddr: get("pprof-addr"),
 		LLM: LLM{BaseURL: get("llm-base-url"), APIKey: get("llm-api-key"), Model: get("llm-model")},
 	}
+	c.Embed = defaultEmbed(Embed{BaseURL: get("embed-base-url"), APIKey: get("embed-api-key"), Model: get("embed-model")}, c.LLM)
 	var errs []error
 	var err error
 	if c.RateLimit, err = strconv.Atoi(get("rate-limit")); err != nil || c.RateLimit < 0 {
@@ -260,4 +279,17 @@ func loopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// defaultEmbed fills the embeddings backend's base URL and key from the
+// LLM's: most backends (OpenAI, Ollama, vLLM) serve both at one root.
+func defaultEmbed(e Embed, l LLM) Embed {
+	if e.BaseURL == "" {
+		e.BaseURL = l.BaseURL
+	}
+	same := strings.EqualFold(strings.TrimRight(e.BaseURL, "/"), strings.TrimRight(l.BaseURL, "/"))
+	if e.APIKey == "" && same {
+		e.APIKey = l.APIKey
+	}
+	return e
 }

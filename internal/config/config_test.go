@@ -166,3 +166,35 @@ func TestKnowledgeBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestEmbedDefaultsToTheLLM(t *testing.T) {
+	llm := map[string]string{"PARLEY_LLM_BASE_URL": "https://api.example.com/v1", "PARLEY_LLM_API_KEY": "sk-llm"}
+	tests := []struct {
+		name string
+		set  map[string]string
+		want Embed
+	}{
+		{"nothing set", nil, Embed{}},
+		{"the LLM's root and key", map[string]string{"PARLEY_EMBED_MODEL": "e"}, Embed{"https://api.example.com/v1", "sk-llm", "e"}},
+		{"the LLM's root named again", map[string]string{"PARLEY_EMBED_BASE_URL": "https://API.example.com/v1/"}, Embed{"https://API.example.com/v1/", "sk-llm", ""}},
+		{"another root gets no LLM key", map[string]string{"PARLEY_EMBED_BASE_URL": "http://ollama:11434/v1"}, Embed{"http://ollama:11434/v1", "", ""}},
+		{"its own key", map[string]string{"PARLEY_EMBED_BASE_URL": "http://o/v1", "PARLEY_EMBED_API_KEY": "k", "PARLEY_EMBED_MODEL": "m"}, Embed{"http://o/v1", "k", "m"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := map[string]string{}
+			if tc.name != "nothing set" {
+				for k, v := range llm {
+					m[k] = v
+				}
+			}
+			for k, v := range tc.set {
+				m[k] = v
+			}
+			c, err := Load(nil, env(m), io.Discard)
+			if err != nil || c.Embed != tc.want {
+				t.Fatalf("Embed = %+v, %v; want %+v", c.Embed, err, tc.want)
+			}
+		})
+	}
+}

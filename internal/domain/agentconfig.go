@@ -26,6 +26,7 @@ type AgentConfig struct {
 	Handoff      HandoffConfig // "handoff"
 	Instructions string        // "instructions": private, the LLM's system prompt
 	LLM          LLMConfig     // "llm": private, the agent's own LLM backend
+	Embed        EmbedConfig   // "embed": private, the agent's own embeddings backend
 	Limits       LimitsConfig  // "limits": private, limits on new conversations
 
 	// Extra holds the members Parley does not read, as raw JSON.
@@ -102,4 +103,4 @@ const (
 // the LLM connection (which may hold an API key) and the limits on new
 // conversations (no help to a visitor, and a guide to whoever wants to
 // stay just under them).
-var privateConfigKeys = []string{ConfigInstructions, ConfigLLM, ConfigLimits}
+var privateConfigKeys = []string{ConfigInstructions, ConfigLLM, ConfigLimits, ConfigEmbed}

@@ -108,6 +108,7 @@ var knownFields = []configField{
 		c.Limits, err = decodeLimits(raw)
 		return err
 	}, func(c *AgentConfig) json.RawMessage { return c.Limits.encode() }},
+	embedField,
 }
 
 func isKnownField(k string) bool {

@@ -41,11 +41,15 @@ func (c AgentConfig) Public() json.RawMessage {
 }
 
 // Owner returns the config as the management API shows it to the agent's
-// owner: the LLM API key, a secret, is replaced by "api_key_set": true.
+// owner: the LLM and embeddings API keys, secrets, are replaced by "api_key_set": true.
 func (c AgentConfig) Owner() json.RawMessage {
 	out, same := c.members()
 	if c.LLM.APIKey != nil {
 		out[ConfigLLM] = c.LLM.encode(true)
+		same = false
+	}
+	if c.Embed.APIKey != nil {
+		out[ConfigEmbed] = c.Embed.encode(true)
 		same = false
 	}
 	if same && c.src != nil {

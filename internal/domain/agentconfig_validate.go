@@ -62,6 +62,9 @@ func (c AgentConfig) Validate() error {
 	if err := c.LLM.validate(long); err != nil {
 		return err
 	}
+	if err := c.Embed.validate(long); err != nil {
+		return err
+	}
 	return c.Limits.validate()
 }
 

@@ -38,6 +38,9 @@ const (
 	// 30 min) and time to write the passages: a sync still running then is
 	// cancelled.
 	DefaultSyncTimeout = 35 * time.Minute
+	// DefaultEmbedTimeout: an agent at the knowledge bound has some
+	// thousands of passages, a few minutes for a slow local model.
+	DefaultEmbedTimeout = 15 * time.Minute
 	// DefaultRescueAfter must exceed every kind's timeout, or a sync still
 	// working on a live instance would be started a second time elsewhere.
 	DefaultRescueAfter = time.Hour
@@ -81,6 +84,12 @@ type Options struct {
 	// EnqueueDue enqueues the syncs whose schedule has come
 	// (sources.Service.EnqueueDue). Nil: nothing is scheduled.
 	EnqueueDue func(ctx context.Context) error
+	// EmbedAgent embeds an agent's passages that lack vectors
+	// (agent.Hybrid.EmbedAgent); an error is retried (kinds_embed.go).
+	// Nil fails embedding jobs without retry, saying so.
+	EmbedAgent func(ctx context.Context, accountID, agentID string) error
+	// EmbedTimeout cancels an embedding job's context after this long.
+	EmbedTimeout time.Duration
 }
 
 // Queue is the job queue of one Parley instance.
@@ -107,6 +116,9 @@ type client interface {
 // take turns) and returns a queue that is not yet working: call Start.
 func Open(ctx context.Context, o Options) (*Queue, error) {
 	o = o.withDefaults()
+	if o.RescueAfter <= o.EmbedTimeout {
+		return nil, fmt.Errorf("jobs: the rescue delay (%s) must exceed the embedding timeout (%s)", o.RescueAfter, o.EmbedTimeout)
+	}
 	if o.RescueAfter <= o.SyncTimeout {
 		return nil, fmt.Errorf("jobs: the rescue delay (%s) must exceed the sync timeout (%s), or a sync still running would be run twice",
 			o.RescueAfter, o.SyncTimeout)
@@ -161,6 +173,11 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
+	}
+	if o.EmbedTimeout == 0 {
+		// Never longer than a sync's: the rescue delay chosen for syncs
+		// then covers embeddings too.
+		o.EmbedTimeout = min(DefaultEmbedTimeout, o.SyncTimeout)
 	}
 	if o.RescueAfter == 0 {
 		o.RescueAfter = DefaultRescueAfter

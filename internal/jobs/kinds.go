@@ -23,6 +23,12 @@ func register(o Options) (*river.Workers, []*river.PeriodicJob) {
 		}
 		return o.SyncSource(ctx, a.SourceID)
 	})
+	addKind(w, embedSpec(o), func(ctx context.Context, a embedArgs) error {
+		if o.EmbedAgent == nil {
+			return Permanent(errors.New("no EmbedAgent hook is configured on this instance (jobs.Options.EmbedAgent)"))
+		}
+		return o.EmbedAgent(ctx, a.AccountID, a.AgentID)
+	})
 	addKind(w, dueSpec(o), func(ctx context.Context, _ dueArgs) error {
 		if o.EnqueueDue == nil {
 			return nil // nothing is scheduled without the hook (see below)

@@ -27,6 +27,9 @@ type Hit struct {
 	// hit of a search. A question whose own subject is unknown ("do you
 	// sell cars?" to a furniture shop) is often one the knowledge lacks.
 	Unknown float64
+	// Unit identifies the unit within its index (see Index.Unit), the
+	// same for every search of the index: hybrid retrieval fuses by it.
+	Unit int
 }
 
 // Confidence scoring. Confidence looks at a match from both sides:
@@ -163,6 +166,7 @@ func (ix *Index) Search(query, lang string, k int) []Hit {
 			HeadCoverage:  hc,
 			QueryCoverage: min(acc.match[local]/total, 1),
 			Unknown:       unknown / total,
+			Unit:          int(li.units[local]),
 		})
 	}
 	return hits

@@ -43,6 +43,7 @@ type Store interface {
 	Users
 	Sessions
 	Sources
+	Vectors
 }
 
 // Pinger checks that the database answers (the health check).

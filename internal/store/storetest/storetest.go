@@ -86,6 +86,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SourceReasons", testSourceReasons},
 		{"DeleteSource", testDeleteSource},
 		{"DueSources", testDueSources},
+		{"Vectors", testVectors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
