@@ -56,7 +56,9 @@ func TestHybridPassageReachesThePrompt(t *testing.T) {
 		}
 	}
 
-	chat := newFakeServer(t, completion(`{"reply": "Yes, dogs are welcome.", "quick_replies": []}`))
+	// The model cites the passage it used (by its number in the prompt), as
+	// grounded answers do; only cited passages are sources.
+	chat := newFakeServer(t, citing(`{"reply": "Yes, dogs are welcome [{Dogs and cats}].", "quick_replies": []}`))
 	r := New(Config{BaseURL: chat.baseURL(), Model: "m"}, Deps{Passages: hybrid.Passages})
 	req := testRequest()
 	req.Agent, req.Text = ag, "can I bring my puppy?"
