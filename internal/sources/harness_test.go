@@ -2,23 +2,17 @@ package sources
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"parley/internal/domain"
 	"parley/internal/outbound"
 	"parley/internal/secret"
 	"parley/internal/store"
-	"parley/internal/store/postgres"
-	"parley/internal/store/sqlite"
-	"parley/internal/testsvc"
+	"parley/internal/store/teststores"
 )
 
 // The service is tested on the real stores: SQLite in a temporary
@@ -26,83 +20,18 @@ import (
 // server unless required). Each store is opened once; tests keep apart by
 // working in accounts of their own.
 
-type shared struct {
-	once  sync.Once
-	st    store.Store
-	err   error
-	close func()
-}
-
-var sqliteStore, postgresStore shared
+var stores = teststores.New("sources")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, s := range []*shared{&sqliteStore, &postgresStore} {
-		if s.close != nil {
-			s.close()
-		}
-	}
+	stores.Close()
 	os.Exit(code)
-}
-
-func openSQLite() (store.Store, func(), error) {
-	dir, err := os.MkdirTemp("", "sources")
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := sqlite.Open(context.Background(), dir+"/p.db")
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
-}
-
-func openPostgres(base string) (store.Store, func(), error) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return nil, nil, err
-	}
-	schema := strings.ToLower(secret.ID("sources_", 8))
-	drop := func() {
-		conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-		conn.Close(context.Background())
-	}
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		drop()
-		return nil, nil, err
-	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	st, err := postgres.Open(ctx, base+sep+"search_path="+schema)
-	if err != nil {
-		drop()
-		return nil, nil, fmt.Errorf("open: %w", err)
-	}
-	return st, func() { st.Close(); drop() }, nil
 }
 
 // eachStore runs fn on every store, in parallel.
 func eachStore(t *testing.T, fn func(t *testing.T, st store.Store)) {
 	t.Helper()
-	for _, name := range []string{"sqlite", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s, open := &sqliteStore, openSQLite
-			if name == "postgres" {
-				url := testsvc.PostgresURL(t)
-				s, open = &postgresStore, func() (store.Store, func(), error) { return openPostgres(url) }
-			}
-			s.once.Do(func() { s.st, s.close, s.err = open() })
-			if s.err != nil {
-				t.Fatalf("open the %s store: %v", name, s.err)
-			}
-			fn(t, s.st)
-		})
-	}
+	stores.Each(t, fn)
 }
 
 // queue is the Queue port as the tests see it: it records what was
