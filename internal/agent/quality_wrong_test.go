@@ -135,17 +135,25 @@ var heldOut8Floor = map[string]struct{ right, wrong float64 }{
 // measured on arrival; the rules for asking and answering were tuned on
 // the other sets (kb_quality.json, held-out 1–7) and only measured here.
 func TestWrongAnswersHeldOut(t *testing.T) {
+	checkWrongAnswers(t, "testdata/kb_heldout8.json", heldOut8Floor, 60, 60)
+}
+
+// checkWrongAnswers runs a held-out conversation set and holds each
+// language to its floors; the set must have at least minOff off-topic
+// questions and minLook look-alikes per language, and 60 paraphrases.
+func checkWrongAnswers(t *testing.T, file string, floors map[string]struct{ right, wrong float64 }, minOff, minLook int) {
+	t.Helper()
 	d, entries := loadQuality(t)
 	var set conversationSet
-	loadJSON(t, "testdata/kb_heldout8.json", &set)
+	loadJSON(t, file, &set)
 	for l, s := range evaluateWrong(t, d, staticKB(t, entries), set) {
-		if s.paraphrases < 60 || s.outsideByKind["off_topic"] < 60 || s.outsideByKind["lookalike"] < 60 {
-			t.Errorf("%s: %d paraphrases, %v outside; want at least 60 of each kind", l, s.paraphrases, s.outsideByKind)
+		if s.paraphrases < 60 || s.outsideByKind["off_topic"] < minOff || s.outsideByKind["lookalike"] < minLook {
+			t.Errorf("%s: %d paraphrases, %v outside; want 60, %d off-topic and %d look-alikes", l, s.paraphrases, s.outsideByKind, minOff, minLook)
 		}
 		right := float64(s.right) / float64(s.paraphrases)
 		wrong := float64(s.wrong) / float64(s.outside)
-		if f := heldOut8Floor[l]; right < f.right || wrong > f.wrong {
-			t.Errorf("%s: %.1f%% of paraphrases right (floor %.0f%%), %.1f%% of outside questions answered (at most %.0f%%)",
+		if f := floors[l]; right < f.right || wrong > f.wrong {
+			t.Errorf("%s: %.1f%% of paraphrases right (floor %.0f%%), %.1f%% of outside questions answered (at most %.1f%%)",
 				l, 100*right, 100*f.right, 100*wrong, 100*f.wrong)
 		}
 	}
@@ -168,20 +176,7 @@ var heldOut9Floor = map[string]struct{ right, wrong float64 }{
 // (three for each of the 20 topics), 30 off-topic questions and 30
 // look-alikes.
 func TestWrongAnswersBlind(t *testing.T) {
-	d, entries := loadQuality(t)
-	var set conversationSet
-	loadJSON(t, "testdata/kb_heldout9.json", &set)
-	for l, s := range evaluateWrong(t, d, staticKB(t, entries), set) {
-		if s.paraphrases < 60 || s.outsideByKind["off_topic"] < 30 || s.outsideByKind["lookalike"] < 30 {
-			t.Errorf("%s: %d paraphrases, %v outside; want 60, and 30 of each kind outside", l, s.paraphrases, s.outsideByKind)
-		}
-		right := float64(s.right) / float64(s.paraphrases)
-		wrong := float64(s.wrong) / float64(s.outside)
-		if f := heldOut9Floor[l]; right < f.right || wrong > f.wrong {
-			t.Errorf("%s: %.1f%% of paraphrases right (floor %.0f%%), %.1f%% of outside questions answered (at most %.1f%%)",
-				l, 100*right, 100*f.right, 100*wrong, 100*f.wrong)
-		}
-	}
+	checkWrongAnswers(t, "testdata/kb_heldout9.json", heldOut9Floor, 30, 30)
 }
 
 func loadJSON(t *testing.T, file string, v any) {
