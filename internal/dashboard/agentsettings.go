@@ -10,8 +10,8 @@ import (
 )
 
 // settingsForm is the settings form's fields, read from an agent's config
-// or from a submitted form. The LLM API key is not among them: it is never
-// shown, only whether one is set.
+// or from a submitted form. The LLM's and the embeddings' API keys are not
+// among them: they are never shown, only whether one is set.
 type settingsForm struct {
 	Name         string
 	Greeting     string
@@ -29,7 +29,35 @@ type settingsForm struct {
 	BaseURL      string
 	Model        string
 	KeySet       bool // an LLM API key is stored
+	// The embeddings backend for hybrid retrieval ("embed").
+	EmbedBaseURL string
+	EmbedModel   string
+	EmbedKeySet  bool // an embeddings API key is stored
 	Limits       limitsForm
+}
+
+// formKeys are the API keys the settings form sends: a typed key replaces
+// the stored one, a blank one keeps it unless its "remove" box is ticked.
+type formKeys struct {
+	LLM, Embed           string
+	ClearLLM, ClearEmbed bool
+}
+
+func keysFrom(r *http.Request) formKeys {
+	return formKeys{
+		LLM: strings.TrimSpace(r.PostFormValue("api_key")), ClearLLM: r.PostFormValue("clear_key") != "",
+		Embed: strings.TrimSpace(r.PostFormValue("embed_api_key")), ClearEmbed: r.PostFormValue("clear_embed_key") != "",
+	}
+}
+
+// setKey applies one of the form's keys to the stored one.
+func setKey(stored **string, typed string, clear bool) {
+	switch {
+	case typed != "":
+		*stored = &typed
+	case clear:
+		*stored = nil
+	}
 }
 
 func settingsOf(ag domain.Agent) settingsForm {
@@ -59,6 +87,7 @@ func settingsOf(ag domain.Agent) settingsForm {
 	}
 	f.Provider, f.BaseURL, f.Model = c.LLM.Provider, c.LLM.BaseURL, c.LLM.Model
 	f.KeySet = c.LLM.APIKey != nil
+	f.EmbedBaseURL, f.EmbedModel, f.EmbedKeySet = c.Embed.BaseURL, c.Embed.Model, c.Embed.APIKey != nil
 	f.Limits = limitsOf(c.Limits)
 	return f
 }
@@ -71,6 +100,7 @@ func settingsFrom(r *http.Request) settingsForm {
 		Position: v("position"), Lang: v("lang"), LauncherText: v("launcher_text"), QuickReplies: v("quick_replies"),
 		Handoff: r.PostFormValue("handoff") != "", HandoffMsg: v("handoff_message"), HandoffLang: map[string]string{},
 		Instructions: v("instructions"), Provider: v("provider"), BaseURL: v("base_url"), Model: v("model"),
+		EmbedBaseURL: v("embed_base_url"), EmbedModel: v("embed_model"),
 	}
 	for _, l := range languages {
 		f.HandoffLang[l] = v("handoff_message_" + l)
@@ -81,13 +111,13 @@ func settingsFrom(r *http.Request) settingsForm {
 
 // config lays the form over the previous config and checks the result
 // with the rule the management API applies (domain.AgentConfig.Validate):
-// members the form does not edit are kept, and so is the stored LLM API
-// key unless a new one is typed (apiKey) or clearKey asks to remove it. It
-// returns a message key when the form is invalid.
+// members the form does not edit are kept, and so are the stored LLM and
+// embeddings API keys unless a new one is typed or its removal asked for
+// (keys). It returns a message key when the form is invalid.
 //
 // prev is shared with the store's copy: fields are assigned, never the
 // maps and slices it holds written into.
-func (f settingsForm) config(prev domain.AgentConfig, apiKey string, clearKey bool) (domain.AgentConfig, string) {
+func (f settingsForm) config(prev domain.AgentConfig, keys formKeys) (domain.AgentConfig, string) {
 	c := prev.Detached() // the form edits every member Parley reads
 	c.Greeting, c.LauncherText, c.Instructions = f.Greeting, f.LauncherText, f.Instructions
 	c.Position, c.Lang = f.Position, f.Lang
@@ -142,12 +172,9 @@ func (f settingsForm) config(prev domain.AgentConfig, apiKey string, clearKey bo
 	c.Handoff = h
 
 	c.LLM.Provider, c.LLM.BaseURL, c.LLM.Model = f.Provider, f.BaseURL, f.Model
-	switch {
-	case apiKey != "":
-		c.LLM.APIKey = &apiKey
-	case clearKey:
-		c.LLM.APIKey = nil
-	}
+	setKey(&c.LLM.APIKey, keys.LLM, keys.ClearLLM)
+	c.Embed.BaseURL, c.Embed.Model = f.EmbedBaseURL, f.EmbedModel
+	setKey(&c.Embed.APIKey, keys.Embed, keys.ClearEmbed)
 	if key := f.Limits.apply(&c); key != "" {
 		return c, key
 	}
@@ -174,6 +201,8 @@ func configMessage(err error) string {
 		return "agent.quick.invalid"
 	case domain.ConfigLLM:
 		return "agent.llm.invalid"
+	case domain.ConfigEmbed:
+		return "agent.embed.invalid"
 	case domain.ConfigLimits:
 		return "agent.limits.invalid"
 	}
@@ -192,7 +221,8 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := settingsFrom(r)
-	f.KeySet = settingsOf(ag).KeySet
+	stored := settingsOf(ag)
+	f.KeySet, f.EmbedKeySet = stored.KeySet, stored.EmbedKeySet
 	invalid := func(key string) {
 		d.showAgent(w, r, http.StatusBadRequest, agentData{Settings: f, settingsTyped: true}, key)
 	}
@@ -201,7 +231,7 @@ func (d *Dashboard) UpdateAgent(w http.ResponseWriter, r *http.Request) {
 		invalid("agent.name.invalid")
 		return
 	}
-	cfg, key := f.config(ag.Config, strings.TrimSpace(r.PostFormValue("api_key")), r.PostFormValue("clear_key") != "")
+	cfg, key := f.config(ag.Config, keysFrom(r))
 	if key != "" {
 		invalid(key)
 		return

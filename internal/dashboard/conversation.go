@@ -28,6 +28,9 @@ type conversationData struct {
 	Draft     string
 	Before    int64  // the page shows the messages before this seq; 0: the newest
 	Older     string // the URL of the page before this one; "" when none
+	// Tokens are the LLM tokens of the conversation's AI replies, on the
+	// full page only (the live part does not show them); zero is not shown.
+	Tokens domain.Tokens
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -82,6 +85,10 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Holder = c.AssigneeName
 	if r.URL.Query().Get("partial") == "1" {
 		d.renderPartial(w, r, "conversation", "live", data)
+		return
+	}
+	if data.Tokens, err = d.Store.ConversationTokens(r.Context(), c.ID); err != nil {
+		d.fail(w, r, err)
 		return
 	}
 	d.render(w, r, code, "conversation", view{Title: "conv.title", Nav: "inbox", Error: errKey, Data: data})

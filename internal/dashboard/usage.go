@@ -33,6 +33,8 @@ type usageData struct {
 	Blocked bool
 	Reason  string // "quota" or "spend_cap" while blocked
 
+	Tokens domain.Tokens // the LLM tokens of the month's AI replies; zero is not shown
+
 	Chart chartData
 }
 
@@ -50,6 +52,7 @@ func usageFigures(l domain.Limits, u domain.Usage) usageData {
 		OverageCost:          formatCents(u.OverageCents),
 		OveragePrice:         formatCents(l.OveragePriceCents),
 		SpendCap:             formatCents(l.SpendCapCents),
+		Tokens:               u.Tokens,
 	}
 	d.Blocked, d.Reason = quota.Blocked(l, u)
 	// A zero allowance is used up from the start: every conversation is
