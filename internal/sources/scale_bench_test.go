@@ -38,7 +38,8 @@ import (
 // Reported: write-ms (ReplaceSourcePages, one transaction), rebuild-ms
 // (Invalidate to the new index, the store's reads included), analysed
 // (entries analysed again), alloc-MB (allocated during the rebuild, the
-// chats' few included), heap-MB (the live heap the sync added once the old
+// chats' few included) and the garbage collections it started
+// (GCs/rebuild), heap-MB (the live heap the sync added once the old
 // index is gone: the new index, and what the builder keeps for the next
 // build, less the old ones; about 0 for a re-sync), and the chats answered during
 // the rebuild (chats/rebuild) with their p50, p99 and slowest (max-chat-µs):
@@ -126,10 +127,10 @@ type buildDone struct {
 }
 
 type syncMetrics struct {
-	write, rebuild  time.Duration
-	analysed, syncs int
-	alloc, live     float64 // bytes
-	chats           []time.Duration
+	write, rebuild       time.Duration
+	analysed, syncs, gcs int
+	alloc, live          float64 // bytes
+	chats                []time.Duration
 }
 
 func newSyncBench(b *testing.B, st store.Store, maxChars int) *syncBench {
@@ -201,7 +202,7 @@ answering:
 	rebuilt := time.Now()
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
-	alloc := ms1.TotalAlloc - ms0.TotalAlloc
+	alloc, gcs := ms1.TotalAlloc-ms0.TotalAlloc, ms1.NumGC-ms0.NumGC
 	runtime.GC()
 	runtime.GC() // and what sync.Pools held over from the first
 	runtime.ReadMemStats(&ms1)
@@ -238,6 +239,7 @@ answering:
 		m.rebuild += rebuilt.Sub(written)
 		m.analysed += done.analysed
 		m.alloc += float64(alloc)
+		m.gcs += int(gcs)
 		m.live += float64(int64(ms1.HeapAlloc) - int64(ms0.HeapAlloc))
 		m.chats = append(m.chats, chats...)
 	}
@@ -258,6 +260,7 @@ func (m *syncMetrics) report(b *testing.B) {
 	b.ReportMetric(float64(m.rebuild.Milliseconds())/n, "rebuild-ms")
 	b.ReportMetric(float64(m.analysed)/n, "analysed")
 	b.ReportMetric(m.alloc/n/(1<<20), "alloc-MB")
+	b.ReportMetric(float64(m.gcs)/n, "GCs/rebuild")
 	b.ReportMetric(m.live/n/(1<<20), "heap-MB")
 	b.ReportMetric(float64(len(m.chats))/n, "chats/rebuild")
 	if len(m.chats) > 0 {
