@@ -23,35 +23,37 @@ import (
 // what keeps a re-sync of 2,000 pages cheap (BenchmarkSync2000Pages).
 func TestResyncReanalysesOnlyChangedPages(t *testing.T) {
 	t.Parallel()
-	topics := []string{"shipping", "returns", "warranty", "payment", "assembly", "care"}
-	var edited atomic.Value // the text of the warranty page
-	edited.Store("The warranty covers every chair for two years.")
-	mux := http.NewServeMux()
-	page := func(title, body string) string {
-		var nav strings.Builder
-		for _, tp := range topics {
-			fmt.Fprintf(&nav, `<a href="/%s">%s</a> `, tp, tp)
-		}
-		return `<!doctype html><html lang="en"><head><title>` + title + `</title></head><body><nav>` + nav.String() +
-			`</nav><main><h1>` + title + `</h1><p>` + body + `</p></main></body></html>`
-	}
-	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") })
-	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, page("Acme furniture", "We make oak tables and chairs in Chișinău."))
-	})
-	for _, tp := range topics {
-		mux.HandleFunc("/"+tp, func(w http.ResponseWriter, r *http.Request) {
-			body := "All about " + tp + " of our oak furniture, page " + tp + "."
-			if tp == "warranty" {
-				body = edited.Load().(string)
-			}
-			fmt.Fprint(w, page(strings.ToUpper(tp[:1])+tp[1:], body))
-		})
-	}
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
 	eachStore(t, func(t *testing.T, st store.Store) {
+		// A site per store: the stores' runs go side by side and each
+		// edits its site.
+		topics := []string{"shipping", "returns", "warranty", "payment", "assembly", "care"}
+		var edited atomic.Value // the text of the warranty page
+		edited.Store("The warranty covers every chair for two years.")
+		mux := http.NewServeMux()
+		page := func(title, body string) string {
+			var nav strings.Builder
+			for _, tp := range topics {
+				fmt.Fprintf(&nav, `<a href="/%s">%s</a> `, tp, tp)
+			}
+			return `<!doctype html><html lang="en"><head><title>` + title + `</title></head><body><nav>` + nav.String() +
+				`</nav><main><h1>` + title + `</h1><p>` + body + `</p></main></body></html>`
+		}
+		mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") })
+		mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, page("Acme furniture", "We make oak tables and chairs in Chișinău."))
+		})
+		for _, tp := range topics {
+			mux.HandleFunc("/"+tp, func(w http.ResponseWriter, r *http.Request) {
+				body := "All about " + tp + " of our oak furniture, page " + tp + "."
+				if tp == "warranty" {
+					body = edited.Load().(string)
+				}
+				fmt.Fprint(w, page(strings.ToUpper(tp[:1])+tp[1:], body))
+			})
+		}
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+
 		f := newFixture(t, st, Options{})
 		ctx := t.Context()
 		type build struct {
@@ -96,7 +98,18 @@ func TestResyncReanalysesOnlyChangedPages(t *testing.T) {
 
 		edited.Store("The warranty covers every table for five years, legs included.")
 		noErr(t, f.svc.RunSync(ctx, src.ID))
-		<-f.told // RunSync tells the agent's index, as serve.go wires it to KB.Invalidate
+		// RunSync tells the agent's index (serve.go wires it to
+		// KB.Invalidate), once a sync.
+		for sync := 1; sync <= 2; sync++ {
+			select {
+			case id := <-f.told:
+				if id != f.agent {
+					t.Fatalf("sync %d told %s, want the agent %s", sync, id, f.agent)
+				}
+			default:
+				t.Fatalf("sync %d did not tell the agent's index", sync)
+			}
+		}
 		kb.Invalidate(f.agent)
 		waitBuild(1)
 
