@@ -162,11 +162,14 @@ func TestDashboardWebsiteSource(t *testing.T) {
 	// In Romanian.
 	p.navigate(s.srv.URL + "/agents/" + agent.ID)
 	eval[bool](p, `(document.querySelector('#lang-switch').value = 'ro', document.querySelector('#lang-switch').form.submit(), true)`)
-	settle(p, "the Romanian page", `document.documentElement.lang == 'ro' && document.querySelector('#sources h2')`)
+	// Loaded in full before it is scrolled: the browser may restore the
+	// earlier scroll position of this same address while it loads.
+	settle(p, "the Romanian page", `document.documentElement.lang == 'ro' && document.readyState == 'complete' && document.querySelector('#sources h2')`)
 	if got := eval[string](p, `document.querySelector('#sources h2').textContent + ' | ' + document.querySelector('#sources li.source .mode').textContent + ' | ' + document.querySelector('#sources li.source .count').textContent`); got != "Site-uri sursă | Gata | Pagini: 4" {
 		t.Errorf("Romanian section: %q", got)
 	}
-	eval[bool](p, `(document.querySelector('#sources').scrollIntoView(), true)`)
+	settle(p, "the sources section in view", `(document.querySelector('#sources').scrollIntoView(),
+		(r => r.top > 0 && r.bottom < innerHeight)(document.querySelector('#sources li.source .mode').getBoundingClientRect()))`)
 	shot("dashboard-sources-ro.png", false, false, sourcesProbes)
 	eval[bool](p, `(document.querySelector('#lang-switch').value = 'en', document.querySelector('#lang-switch').form.submit(), true)`)
 	settle(p, "the English page", `document.documentElement.lang == 'en' && document.querySelector('#src-del-`+id+`')`)
