@@ -19,6 +19,7 @@ type Store interface {
 	store.Conversations
 	store.Messages
 	store.Usage
+	store.Visitors
 }
 
 type API struct {

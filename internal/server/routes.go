@@ -46,6 +46,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/v1/conversations/{id}/takeover", m.Auth(m.TakeOver))
 	mux.HandleFunc("POST /api/v1/conversations/{id}/release", m.Auth(m.Release))
 	mux.HandleFunc("POST /api/v1/conversations/{id}/messages", m.Auth(m.OperatorMessage))
+	mux.HandleFunc("GET /api/v1/visitors/{id}/export", m.Auth(m.ExportVisitor))
+	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 

@@ -44,6 +44,7 @@ type Store interface {
 	Sessions
 	Sources
 	Vectors
+	Visitors
 }
 
 // Pinger checks that the database answers (the health check).

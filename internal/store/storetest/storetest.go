@@ -87,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DeleteSource", testDeleteSource},
 		{"DueSources", testDueSources},
 		{"Vectors", testVectors},
+		{"Visitors", testVisitors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
