@@ -36,9 +36,9 @@ func TestAllowedOrigins(t *testing.T) {
 
 	evil := map[string]string{"Origin": "https://evil.example"}
 	for name, r := range map[string]response{
-		"init": init("https://evil.example"),
-		"chat": e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"}, evil),
-		"poll": e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, evil),
+		"init":      init("https://evil.example"),
+		"chat":      e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"}, evil),
+		"poll":      e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, evil),
 		"long poll": e.do("GET", "/api/widget/poll?wait=5&key="+e.key+"&conversation_id="+conv, nil, evil),
 		"stream": e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"},
 			map[string]string{"Origin": "https://evil.example", "Accept": "text/event-stream"}),
