@@ -16,6 +16,7 @@ type ChatInput struct {
 	Key            string
 	ConversationID string
 	Text           string
+	Origin         string // the request's Origin header, "" when none (domain.AgentConfig.CheckOrigin)
 	VisitorID      string // optional; when sent it must be the conversation's visitor
 	Lang           string // one of i18n.Languages; "" means en
 	// OnDelta, when set, streams the reply: it is handed the AI's text as
@@ -58,7 +59,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if err := checkVisitorID(in.VisitorID); err != nil {
 		return ChatResult{}, err
 	}
-	ag, conv, err := s.conversation(ctx, in.Key, in.ConversationID)
+	ag, conv, err := s.conversation(ctx, in.Key, in.Origin, in.ConversationID)
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -237,8 +238,8 @@ func (s *Service) ask(ctx context.Context, req agent.Request, onDelta func(strin
 
 // conversation resolves the key and checks that the conversation belongs to
 // its agent. Any mismatch is the spec's "conversation is invalid" (403).
-func (s *Service) conversation(ctx context.Context, key, id string) (domain.Agent, domain.Conversation, error) {
-	ag, err := s.store.AgentByKey(ctx, key)
+func (s *Service) conversation(ctx context.Context, key, origin, id string) (domain.Agent, domain.Conversation, error) {
+	ag, err := s.agent(ctx, key, origin)
 	if err != nil {
 		return domain.Agent{}, domain.Conversation{}, err
 	}

@@ -14,6 +14,7 @@ import (
 
 type InitInput struct {
 	Key       string
+	Origin    string // the request's Origin header, "" when none (domain.AgentConfig.CheckOrigin)
 	VisitorID string // optional: a returning visitor's id
 	PageURL   string // optional
 	// IP is the client's address (the trusted-proxy resolver's answer),
@@ -44,7 +45,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if utf8.RuneCountInString(in.PageURL) > MaxPageURLChars {
 		return InitResult{}, domain.Invalid("page_url is longer than 2048 characters")
 	}
-	ag, err := s.store.AgentByKey(ctx, in.Key)
+	ag, err := s.agent(ctx, in.Key, in.Origin)
 	if err != nil {
 		return InitResult{}, err
 	}

@@ -32,7 +32,7 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 	// the mode the poll began in.
 	woken, unsub := s.notifier.Subscribe(in.ConversationID)
 	defer func() { unsub() }()
-	s.offStack(func() { res, err = s.pollNow(ctx, in.Key, in.ConversationID, after) })
+	s.offStack(func() { res, err = s.pollNow(ctx, in.Key, in.Origin, in.ConversationID, after) })
 	// A mode other than the cursor's changed after the answer that gave
 	// the cursor, before this poll began: the client has not heard of it.
 	if err != nil || len(res.Messages) > 0 || (cur.Set && res.Human != cur.Human) {

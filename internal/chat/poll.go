@@ -19,6 +19,7 @@ const pollBatch = 100
 type PollInput struct {
 	Key            string
 	ConversationID string
+	Origin         string        // the request's Origin header, "" when none (domain.AgentConfig.CheckOrigin)
 	After          string        // a cursor from an earlier poll; "" for all operator messages
 	Wait           time.Duration // 0 answers at once; up to MaxPollWait
 }
@@ -50,7 +51,7 @@ func (s *Service) Poll(ctx context.Context, in PollInput) (PollResult, error) {
 	if in.Wait > 0 {
 		return s.longPoll(ctx, in, after) // longpoll.go
 	}
-	return s.pollNow(ctx, in.Key, in.ConversationID, after.Seq) // pollnow.go
+	return s.pollNow(ctx, in.Key, in.Origin, in.ConversationID, after.Seq) // pollnow.go
 }
 
 // Cursors are opaque to clients: a letter for the handling mode the

@@ -9,8 +9,8 @@ import (
 
 // pollNow answers a short poll (no wait), and makes a long poll's first
 // check: pollOnce, for a conversation that must belong to the key's agent.
-func (s *Service) pollNow(ctx context.Context, key, convID string, after int64) (PollResult, error) {
-	ag, err := s.store.AgentByKey(ctx, key)
+func (s *Service) pollNow(ctx context.Context, key, origin, convID string, after int64) (PollResult, error) {
+	ag, err := s.agent(ctx, key, origin)
 	if err != nil {
 		return PollResult{}, err
 	}

@@ -34,6 +34,10 @@ type settingsForm struct {
 	EmbedModel   string
 	EmbedKeySet  bool // an embeddings API key is stored
 	Limits       limitsForm
+	// The sites that may use the widget ("allowed_origins"), one per line,
+	// and whether a request must name its site ("require_origin").
+	Origins       string
+	RequireOrigin bool
 }
 
 // formKeys are the API keys the settings form sends: a typed key replaces
@@ -89,6 +93,8 @@ func settingsOf(ag domain.Agent) settingsForm {
 	f.KeySet = c.LLM.APIKey != nil
 	f.EmbedBaseURL, f.EmbedModel, f.EmbedKeySet = c.Embed.BaseURL, c.Embed.Model, c.Embed.APIKey != nil
 	f.Limits = limitsOf(c.Limits)
+	f.Origins = strings.Join(c.AllowedOrigins, "\n")
+	f.RequireOrigin = c.RequireOrigin != nil && *c.RequireOrigin
 	return f
 }
 
@@ -106,6 +112,7 @@ func settingsFrom(r *http.Request) settingsForm {
 		f.HandoffLang[l] = v("handoff_message_" + l)
 	}
 	f.Limits = limitsFrom(r)
+	f.Origins, f.RequireOrigin = v("allowed_origins"), r.PostFormValue("require_origin") != ""
 	return f
 }
 
@@ -178,6 +185,18 @@ func (f settingsForm) config(prev domain.AgentConfig, keys formKeys) (domain.Age
 	if key := f.Limits.apply(&c); key != "" {
 		return c, key
 	}
+	// Origins: one per line, blank lines skipped; none is any site.
+	// require_origin is written only when ticked: unset is false.
+	c.AllowedOrigins, c.RequireOrigin = nil, nil
+	for _, line := range strings.Split(f.Origins, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			c.AllowedOrigins = append(c.AllowedOrigins, line)
+		}
+	}
+	if f.RequireOrigin {
+		on := true
+		c.RequireOrigin = &on
+	}
 	if err := c.Validate(); err != nil {
 		return c, configMessage(err)
 	}
@@ -205,6 +224,8 @@ func configMessage(err error) string {
 		return "agent.embed.invalid"
 	case domain.ConfigLimits:
 		return "agent.limits.invalid"
+	case domain.ConfigAllowedOrigins:
+		return "agent.origins.invalid"
 	}
 	return "agent.invalid" // position, lang: only a tampered form sends these
 }

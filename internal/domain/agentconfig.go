@@ -28,6 +28,10 @@ type AgentConfig struct {
 	LLM          LLMConfig     // "llm": private, the agent's own LLM backend
 	Embed        EmbedConfig   // "embed": private, the agent's own embeddings backend
 	Limits       LimitsConfig  // "limits": private, limits on new conversations
+	// "allowed_origins" and "require_origin": private, which pages may use
+	// the widget (origins.go). Empty: any; RequireOrigin nil is false.
+	AllowedOrigins []string
+	RequireOrigin  *bool
 
 	// Extra holds the members Parley does not read, as raw JSON.
 	Extra map[string]json.RawMessage
@@ -102,5 +106,6 @@ const (
 // privateConfigKeys are never shown to visitors: the AI's instructions,
 // the LLM connection (which may hold an API key) and the limits on new
 // conversations (no help to a visitor, and a guide to whoever wants to
-// stay just under them).
-var privateConfigKeys = []string{ConfigInstructions, ConfigLLM, ConfigLimits, ConfigEmbed}
+// stay just under them), and the allowed origins (the owner's list of
+// sites, of no use to a visitor).
+var privateConfigKeys = []string{ConfigInstructions, ConfigLLM, ConfigLimits, ConfigEmbed, ConfigAllowedOrigins, ConfigRequireOrigin}

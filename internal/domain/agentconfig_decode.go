@@ -109,6 +109,8 @@ var knownFields = []configField{
 		return err
 	}, func(c *AgentConfig) json.RawMessage { return c.Limits.encode() }},
 	embedField,
+	allowedOriginsField,
+	requireOriginField,
 }
 
 func isKnownField(k string) bool {

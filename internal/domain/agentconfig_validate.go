@@ -65,6 +65,9 @@ func (c AgentConfig) Validate() error {
 	if err := c.Embed.validate(long); err != nil {
 		return err
 	}
+	if err := validateOrigins(c.AllowedOrigins); err != nil {
+		return err
+	}
 	return c.Limits.validate()
 }
 

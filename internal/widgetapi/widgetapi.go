@@ -56,7 +56,7 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r)})
+	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r)})
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
@@ -108,7 +108,7 @@ func (a *API) Chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := chat.ChatInput{
-		Key: *req.Key, ConversationID: *req.ConversationID, Text: *req.Text,
+		Key: *req.Key, ConversationID: *req.ConversationID, Text: *req.Text, Origin: r.Header.Get("Origin"),
 		VisitorID: req.VisitorID, Lang: req.Lang,
 	}
 	if wantsStream(r) {
@@ -156,7 +156,7 @@ func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	res, err := a.chat.Poll(r.Context(), chat.PollInput{Key: q.Get("key"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait})
+	res, err := a.chat.Poll(r.Context(), chat.PollInput{Key: q.Get("key"), Origin: r.Header.Get("Origin"), ConversationID: q.Get("conversation_id"), After: q.Get("after"), Wait: wait})
 	if err != nil {
 		httpx.Error(w, r, err)
 		return

@@ -83,6 +83,8 @@
   const start = () => {
     try { S = JSON.parse(localStorage.getItem(SK)) || {}; } catch { }
     if (typeof S != 'object') S = {};
+    // The agent refused this site lately (ui.js): show nothing.
+    if (Date.now() - S.x < 864e5) return;
     host = document.createElement('div');
     host.id = 'parley-widget';
     root = host.attachShadow({ mode: 'open' });

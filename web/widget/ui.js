@@ -97,6 +97,15 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
     if (onD && r.ok && /^text\/event-stream/.test(r.headers.get('Content-Type'))) return events(r, onD);
     const d = await r.json().catch(() => 0);
     if (r.ok && d) return d;
+    // The agent does not allow this site (its allowed_origins): the widget
+    // goes away without a word, and the loader draws nothing on this site
+    // for a day (S.x), after which one more try finds out whether the
+    // owner has added it.
+    if (r.status == 403 && d?.error == 'this site is not allowed to use this widget') {
+      S.x = Date.now();
+      save();
+      root.host.remove();
+    }
     throw Object.assign(Error(d?.error || r.status), { s: r.ok ? 0 : r.status, d: d || {}, ra: r.headers.get('Retry-After') });
   };
   // events reads a streamed chat (docs/api.md): delta events to onD, then

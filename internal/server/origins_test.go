@@ -1,0 +1,93 @@
+package server
+
+import (
+	"testing"
+)
+
+const refusedOrigin = `{"error":"this site is not allowed to use this widget"}`
+
+// An agent that lists origins: browsers on other sites get the exact 403
+// from every widget route; listed sites and servers (no Origin) are served.
+func TestAllowedOrigins(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	if r := e.api("PATCH", "/api/v1/agents/"+e.agent.ID, `{"config":{"greeting":"Hi","allowed_origins":["https://shop.example","https://*.shop.example"]}}`); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.raw)
+	}
+	init := func(origin string) response {
+		t.Helper()
+		h := map[string]string{}
+		if origin != "" {
+			h["Origin"] = origin
+		}
+		return e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, h)
+	}
+	ok := init("https://www.shop.example")
+	if ok.status != 200 {
+		t.Fatalf("allowed origin: %d %s", ok.status, ok.raw)
+	}
+	if _, leaked := ok.body["config"].(map[string]any)["allowed_origins"]; leaked {
+		t.Fatalf("init showed the origins to visitors: %s", ok.raw)
+	}
+	if r := init(""); r.status != 200 {
+		t.Fatalf("no Origin: %d %s", r.status, r.raw)
+	}
+	conv := ok.str("conversation_id")
+
+	evil := map[string]string{"Origin": "https://evil.example"}
+	for name, r := range map[string]response{
+		"init":      init("https://evil.example"),
+		"chat":      e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"}, evil),
+		"poll":      e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, evil),
+		"long poll": e.do("GET", "/api/widget/poll?wait=5&key="+e.key+"&conversation_id="+conv, nil, evil),
+		"stream": e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"},
+			map[string]string{"Origin": "https://evil.example", "Accept": "text/event-stream"}),
+	} {
+		if r.status != 403 || string(r.raw) != refusedOrigin+"\n" && string(r.raw) != refusedOrigin {
+			t.Errorf("%s from a refused origin: %d %q", name, r.status, r.raw)
+		}
+		// The refusal is readable by the page (CORS stays open), so the
+		// widget can tell it from a network failure and hide itself.
+		if r.header.Get("Access-Control-Allow-Origin") == "" {
+			t.Errorf("%s: the 403 has no CORS header", name)
+		}
+	}
+	shop := map[string]string{"Origin": "https://shop.example"}
+	if r := e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, shop); r.status != 200 {
+		t.Errorf("poll from an allowed origin: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"}, shop); r.status != 200 {
+		t.Errorf("chat from an allowed origin: %d %s", r.status, r.raw)
+	}
+}
+
+func TestRequireOrigin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	if r := e.api("PATCH", "/api/v1/agents/"+e.agent.ID, `{"config":{"allowed_origins":["https://shop.example"],"require_origin":true}}`); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.raw)
+	}
+	r := e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, nil)
+	if r.status != 403 || r.str("error") != "this site is not allowed to use this widget" {
+		t.Fatalf("no Origin with require_origin: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, map[string]string{"Origin": "https://shop.example"}); r.status != 200 {
+		t.Fatalf("allowed origin: %d %s", r.status, r.raw)
+	}
+	// The owner sees and edits the settings through the management API.
+	g := e.api("GET", "/api/v1/agents/"+e.agent.ID, nil)
+	cfg, _ := g.body["config"].(map[string]any)
+	if cfg["require_origin"] != true || cfg["allowed_origins"] == nil {
+		t.Fatalf("owner's view: %s", g.raw)
+	}
+	wantError(t, e.api("PATCH", "/api/v1/agents/"+e.agent.ID, `{"config":{"allowed_origins":["https://shop.example/path"]}}`), 400, "")
+}
+
+// Without a list, any origin is served, as the spec says.
+func TestOriginsOpenByDefault(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	if r := e.do("POST", "/api/widget/init", map[string]any{"key": e.key}, map[string]string{"Origin": "https://anyone.example"}); r.status != 200 {
+		t.Fatalf("default: %d %s", r.status, r.raw)
+	}
+}
