@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,8 +14,7 @@ import (
 	"parley/internal/embed/embedtest"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
-	"parley/internal/store"
-	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 )
 
 // An agent's embeddings endpoint on a private address is refused on save
@@ -42,20 +40,7 @@ func TestCheckEndpointsBoth(t *testing.T) {
 func TestLexicalFallbacksCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	acc, err := st.CreateAccount(ctx, store.NewAccount{Email: "o@example.test", Name: "Owner", PasswordHash: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag, err := st.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "Ana",
-		Knowledge: []domain.KnowledgeEntry{{Kind: domain.KindQA, Question: "Opening hours", Answer: "9 to 5.", Lang: "en"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, ag := sqlitetest.Agent(t, domain.KnowledgeEntry{Kind: domain.KindQA, Question: "Opening hours", Answer: "9 to 5.", Lang: "en"})
 	fake := embedtest.New(t, 16)
 	var cfg config.Config
 	cfg.Embed = config.Embed{BaseURL: fake.BaseURL(), Model: "e"}
@@ -83,7 +68,7 @@ func TestLexicalFallbacksCounted(t *testing.T) {
 	if got := count("missing"); got != "1" {
 		t.Fatalf("missing = %s after a search without vectors, want 1", got)
 	}
-	if err := h.EmbedAgent(ctx, acc.ID, ag.ID); err != nil {
+	if err := h.EmbedAgent(ctx, ag.AccountID, ag.ID); err != nil {
 		t.Fatal(err)
 	}
 	fake.Fail.Store(true)

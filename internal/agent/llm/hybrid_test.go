@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,8 +9,8 @@ import (
 	"parley/internal/domain"
 	"parley/internal/embed"
 	"parley/internal/embed/embedtest"
-	"parley/internal/store"
 	"parley/internal/store/sqlite"
+	"parley/internal/store/sqlite/sqlitetest"
 )
 
 // An LLM agent with embeddings gets the passage found by meaning in its
@@ -20,22 +19,10 @@ import (
 func TestHybridPassageReachesThePrompt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	acc, err := st.CreateAccount(ctx, store.NewAccount{Email: "o@example.test", Name: "Owner", PasswordHash: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag, err := st.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "Ana", Knowledge: []domain.KnowledgeEntry{
-		{Kind: domain.KindQA, Question: "Gift cards", Answer: "Bring a gift card to any reception desk.", Lang: "en"},
-		{Kind: domain.KindQA, Question: "Back office hours", Answer: "Our back office is open 9 to 5.", Lang: "en"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, ag := sqlitetest.Agent(t,
+		domain.KnowledgeEntry{Kind: domain.KindQA, Question: "Gift cards", Answer: "Bring a gift card to any reception desk.", Lang: "en"},
+		domain.KnowledgeEntry{Kind: domain.KindQA, Question: "Back office hours", Answer: "Our back office is open 9 to 5.", Lang: "en"},
+	)
 	page := domain.KnowledgeEntry{Kind: domain.KindDocument, Title: "Pets", URL: "https://hotel.example/pets", Text: "Dogs and cats are welcome in every room.", Lang: "en"}
 	src := withPage{Store: st, page: page}
 
@@ -45,7 +32,7 @@ func TestHybridPassageReachesThePrompt(t *testing.T) {
 	hybrid := agent.NewHybrid(agent.HybridOptions{
 		KB: kb, Embedder: embed.New(embed.Config{BaseURL: fakeEmbed.BaseURL(), Model: "e"}, nil), Vectors: st,
 	})
-	if err := hybrid.EmbedAgent(ctx, acc.ID, ag.ID); err != nil {
+	if err := hybrid.EmbedAgent(ctx, ag.AccountID, ag.ID); err != nil {
 		t.Fatal(err)
 	}
 

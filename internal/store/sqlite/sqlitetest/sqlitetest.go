@@ -8,6 +8,8 @@ import (
 	"context"
 	"testing"
 
+	"parley/internal/domain"
+	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/testsvc"
 )
@@ -23,4 +25,26 @@ func Path(tb testing.TB) string {
 		}
 		return s.Close()
 	})
+}
+
+// Agent opens a migrated, empty store of the test's own (closed when the
+// test ends) with one account and one agent, "Ana", knowing knowledge: the
+// setting of tests that need a real agent and nothing else.
+func Agent(tb testing.TB, knowledge ...domain.KnowledgeEntry) (*sqlite.Store, domain.Agent) {
+	tb.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, Path(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	acc, err := st.CreateAccount(ctx, store.NewAccount{Email: "o@example.test", Name: "Owner", PasswordHash: "x"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ag, err := st.CreateAgent(ctx, store.NewAgent{AccountID: acc.ID, ChatbotName: "Ana", Knowledge: knowledge})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st, ag
 }
