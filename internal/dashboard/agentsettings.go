@@ -40,6 +40,31 @@ type settingsForm struct {
 	RequireOrigin bool
 }
 
+// endpointFields are one backend's URL, model and API key inputs on the
+// settings form, the LLM's or the embeddings', drawn by the agent page's
+// "endpoint-fields" template: the two differ only in their ids, names and
+// values.
+type endpointFields struct {
+	Lang           string // the page's language
+	ID, Name       string // prefixes of the inputs' ids and form names
+	Hint, KeyState string // ids of the hint and of the key's state line
+	Clear          string // the "remove the stored key" box's name
+	BaseURL, Model string
+	KeySet         bool
+}
+
+// LLMFields are the LLM endpoint's inputs.
+func (f settingsForm) LLMFields(lang string) endpointFields {
+	return endpointFields{Lang: lang, Hint: "llm-hint", KeyState: "api-key-state", Clear: "clear_key",
+		BaseURL: f.BaseURL, Model: f.Model, KeySet: f.KeySet}
+}
+
+// EmbedFields are the embeddings endpoint's inputs.
+func (f settingsForm) EmbedFields(lang string) endpointFields {
+	return endpointFields{Lang: lang, ID: "embed-", Name: "embed_", Hint: "embed-hint", KeyState: "embed-key-state", Clear: "clear_embed_key",
+		BaseURL: f.EmbedBaseURL, Model: f.EmbedModel, KeySet: f.EmbedKeySet}
+}
+
 // formKeys are the API keys the settings form sends: a typed key replaces
 // the stored one, a blank one keeps it unless its "remove" box is ticked.
 type formKeys struct {
