@@ -19,7 +19,8 @@ type AuditLog interface {
 	// with its Seq and At as stored.
 	AddAuditEntry(ctx context.Context, e AuditEntry, keepAfter time.Time) (AuditEntry, error)
 	// AuditEntries lists the account's entries newest first: at most
-	// f.Limit (clamped like AuditPageSize) with Seq < f.Before (0: from
+	// f.Limit (0 or less: AuditPageSize; at most MaxAuditPageSize+1, so a
+	// caller can ask one more than a page to tell whether more exist) with Seq < f.Before (0: from
 	// the newest), of the action f.Action when it is set. Another
 	// account's entries are never in it.
 	AuditEntries(ctx context.Context, accountID string, f AuditFilter) ([]AuditEntry, error)
@@ -53,7 +54,8 @@ const (
 	MaxAuditPageSize = 200
 )
 
-// AuditLimit clamps a requested page size: 0 or less is the default.
+// AuditLimit clamps a requested page size: 0 or less is the default,
+// more than MaxAuditPageSize is MaxAuditPageSize.
 func AuditLimit(n int) int {
 	switch {
 	case n <= 0:
@@ -62,4 +64,13 @@ func AuditLimit(n int) int {
 		return MaxAuditPageSize
 	}
 	return n
+}
+
+// AuditQueryLimit is what the stores read for a requested limit: one
+// more than the largest page is allowed.
+func AuditQueryLimit(n int) int {
+	if n > MaxAuditPageSize {
+		return MaxAuditPageSize + 1
+	}
+	return AuditLimit(n)
 }

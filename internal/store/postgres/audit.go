@@ -46,7 +46,7 @@ func (s *Store) AuditEntries(ctx context.Context, accountID string, f store.Audi
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT seq, account_id, at, actor_type, actor_id, actor, ip, action, target
 		FROM audit_log WHERE account_id = $1 AND seq < $2 AND ($3 = '' OR action = $3)
-		ORDER BY seq DESC LIMIT $4`, accountID, before, f.Action, store.AuditLimit(f.Limit))
+		ORDER BY seq DESC LIMIT $4`, accountID, before, f.Action, store.AuditQueryLimit(f.Limit))
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.AuditEntry, error) {
 		var e store.AuditEntry
 		err := row.Scan(&e.Seq, &e.AccountID, &e.At, &e.ActorType, &e.ActorID, &e.Actor, &e.IP, &e.Action, &e.Target)
