@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"parley/internal/audit"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +70,10 @@ type Options struct {
 	// Sources applies the rules for agents' website sources; nil: the
 	// agent page has no sources section and its routes answer 404.
 	Sources *sources.Service
+	// Audit is the accounts' audit log: the dashboard records sign-ins,
+	// password changes and the team's changes there, and shows it to
+	// owners. Nil: nothing is recorded and the page is empty.
+	Audit *audit.Service
 }
 
 type Dashboard struct {

@@ -11,6 +11,7 @@ package sources
 import (
 	"context"
 	"log/slog"
+	"parley/internal/audit"
 	"time"
 
 	"parley/internal/crawler"
@@ -59,6 +60,9 @@ const (
 // Options are a Service's dependencies.
 type Options struct {
 	Store Store
+	// Audit records sources created and deleted in the account's audit
+	// log; nil: none.
+	Audit *audit.Service
 	// Queue runs syncs. Nil: sources are created and queued, but no sync
 	// starts until a queue is configured.
 	Queue Queue

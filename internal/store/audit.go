@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"parley/internal/domain"
 )
 
 // AuditLog is each account's log of who did what (issue 18): takeovers,
@@ -24,6 +26,10 @@ type AuditLog interface {
 	// the newest), of the action f.Action when it is set. Another
 	// account's entries are never in it.
 	AuditEntries(ctx context.Context, accountID string, f AuditFilter) ([]AuditEntry, error)
+	// APITokenByHash is the token with this hash (without the hash), so
+	// the audit log can name the token an API request came with;
+	// domain.ErrNotFound when none.
+	APITokenByHash(ctx context.Context, tokenHash []byte) (domain.APIToken, error)
 }
 
 // AuditEntry is one row of the audit log. Actor is what is shown (a

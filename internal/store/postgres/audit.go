@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -60,4 +61,16 @@ func (s *Store) AuditEntries(ctx context.Context, accountID string, f store.Audi
 		out = []store.AuditEntry{}
 	}
 	return out, nil
+}
+
+func (s *Store) APITokenByHash(ctx context.Context, tokenHash []byte) (domain.APIToken, error) {
+	var t domain.APIToken
+	var created time.Time
+	err := s.pool.QueryRow(ctx, `SELECT id, account_id, name, created_at FROM api_tokens WHERE token_hash = $1`, tokenHash).
+		Scan(&t.ID, &t.AccountID, &t.Name, &created)
+	if err != nil {
+		return domain.APIToken{}, notFound(err, domain.ErrNotFound)
+	}
+	t.CreatedAt = ms(created)
+	return t, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -64,4 +65,16 @@ func (s *Store) AuditEntries(ctx context.Context, accountID string, f store.Audi
 		return nil, fmt.Errorf("audit entries: %w", err)
 	}
 	return out, nil
+}
+
+func (s *Store) APITokenByHash(ctx context.Context, tokenHash []byte) (domain.APIToken, error) {
+	var t domain.APIToken
+	var created int64
+	err := s.queryRow(ctx, `SELECT id, account_id, name, created_at FROM api_tokens WHERE token_hash = ?`, tokenHash).
+		Scan(&t.ID, &t.AccountID, &t.Name, &created)
+	if err != nil {
+		return domain.APIToken{}, notFound(err, domain.ErrNotFound)
+	}
+	t.CreatedAt = fromMillis(created)
+	return t, nil
 }

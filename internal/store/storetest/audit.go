@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -91,6 +92,17 @@ func testAuditLog(t *testing.T, s store.Store) {
 	noErr(t, "AuditEntries of b", err)
 	if len(other) != 1 {
 		t.Errorf("b's entries after a's pruning: %+v", other)
+	}
+
+	tok, err := s.CreateAPIToken(ctx, a.account.ID, "ci deploy", []byte("hash-of-ci"))
+	noErr(t, "CreateAPIToken", err)
+	got, err := s.APITokenByHash(ctx, []byte("hash-of-ci"))
+	noErr(t, "APITokenByHash", err)
+	if got.ID != tok.ID || got.Name != "ci deploy" || got.AccountID != a.account.ID {
+		t.Errorf("APITokenByHash %+v, want %+v", got, tok)
+	}
+	if _, err := s.APITokenByHash(ctx, []byte("no such hash")); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("APITokenByHash of an unknown hash: %v, want ErrNotFound", err)
 	}
 
 	if _, err := s.AddAuditEntry(ctx, store.AuditEntry{AccountID: a.account.ID, Action: "x\x00y"}, time.Time{}); !errors.Is(err, store.ErrBadText) {
