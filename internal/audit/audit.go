@@ -169,6 +169,9 @@ type Page struct {
 
 // List reads a page of the account's entries, newest first.
 func (s *Service) List(ctx context.Context, accountID string, f Filter) (Page, error) {
+	if s == nil {
+		return Page{Entries: []store.AuditEntry{}}, nil
+	}
 	limit := store.AuditLimit(f.Limit)
 	// One more than asked tells whether a next page exists.
 	es, err := s.o.Store.AuditEntries(ctx, accountID, store.AuditFilter{Before: f.Before, Limit: limit + 1, Action: f.Action})

@@ -49,6 +49,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /api/v1/visitors/{id}/export", m.Auth(m.ExportVisitor))
 	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
+	mux.HandleFunc("GET /api/v1/audit", m.Auth(m.Audit))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
 	// Operations and pages.
