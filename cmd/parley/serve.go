@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"parley/internal/audit"
 	"time"
 
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
+	"parley/internal/audit"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/config"

@@ -3,10 +3,10 @@ package agentadmin
 import (
 	"context"
 	"encoding/json"
-	"parley/internal/audit"
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/store"
 )

@@ -2,9 +2,9 @@ package agentadmin
 
 import (
 	"context"
-	"parley/internal/audit"
 	"slices"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/secret"
 )

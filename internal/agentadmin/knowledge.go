@@ -2,8 +2,8 @@ package agentadmin
 
 import (
 	"context"
-	"parley/internal/audit"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 )
 

@@ -13,8 +13,8 @@ package agentadmin
 
 import (
 	"context"
-	"parley/internal/audit"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/store"
 )

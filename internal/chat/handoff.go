@@ -2,10 +2,10 @@ package chat
 
 import (
 	"context"
-	"parley/internal/audit"
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/store"
 )

@@ -7,12 +7,12 @@ package chat
 
 import (
 	"log/slog"
-	"parley/internal/audit"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"parley/internal/agent"
+	"parley/internal/audit"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/store"

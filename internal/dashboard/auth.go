@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
-	"parley/internal/audit"
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/clientip"
 	"parley/internal/domain"
 	"parley/internal/password"

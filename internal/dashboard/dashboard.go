@@ -12,12 +12,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"parley/internal/audit"
 	"strings"
 	"sync"
 	"time"
 
 	"parley/internal/agentadmin"
+	"parley/internal/audit"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/initlimit"

@@ -3,10 +3,10 @@ package dashboard
 import (
 	"errors"
 	"net/http"
-	"parley/internal/audit"
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/secret"
 	"parley/internal/store"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"parley/internal/audit"
 	"strings"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/httpx"
 	"parley/internal/secret"

@@ -2,8 +2,8 @@ package manageapi
 
 import (
 	"net/http"
-	"parley/internal/audit"
 
+	"parley/internal/audit"
 	"parley/internal/httpx"
 )
 

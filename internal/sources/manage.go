@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"parley/internal/audit"
 	"strings"
 	"time"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/outbound"
 	"parley/internal/store"

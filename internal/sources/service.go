@@ -11,9 +11,9 @@ package sources
 import (
 	"context"
 	"log/slog"
-	"parley/internal/audit"
 	"time"
 
+	"parley/internal/audit"
 	"parley/internal/crawler"
 	"parley/internal/domain"
 	"parley/internal/extract"
