@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"parley/internal/domain"
 	"parley/internal/secret"
+	"parley/internal/store"
 )
 
 type auditJSON struct {
@@ -142,4 +144,80 @@ func TestAuditLog(t *testing.T) {
 	if _, r := e.audit("", "not-a-token"); r.status != http.StatusUnauthorized {
 		t.Errorf("a bad token: %d", r.status)
 	}
+}
+
+// The dashboard's audit log page shows the owner the account's entries
+// (the sign-in among them) in their language, pages through them, and is
+// refused to an operator.
+func TestDashboardAuditLog(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	owner, err := e.store.UserByEmail(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.SetPassword(ctx, owner.ID, mustHash(t, "correct horse battery")); err != nil {
+		t.Fatal(err)
+	}
+	signin := func(password string) response {
+		return e.do("POST", "/signin", "email=owner%40example.com&password="+password,
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin", "remote": "203.0.113.9:1"})
+	}
+	if r := signin("wrong+password+here"); r.status != http.StatusUnauthorized {
+		t.Fatalf("a wrong password: %d", r.status)
+	}
+	r := signin("correct+horse+battery")
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d %s", r.status, r.raw)
+	}
+	cookie := strings.Split(r.header.Get("Set-Cookie"), ";")[0]
+	conv, _ := e.start()
+	e.api("POST", "/api/v1/conversations/"+conv+"/takeover", nil)
+
+	page := e.do("GET", "/audit", nil, map[string]string{"Cookie": cookie + "; parley_lang=ro"})
+	body := string(page.raw)
+	if page.status != 200 || !strings.Contains(body, "Jurnal de audit") {
+		t.Fatalf("audit page: %d %s", page.status, body)
+	}
+	for _, want := range []string{`data-action="conversation.takeover"`, `data-action="account.signin"`, `data-action="account.signin_failed"`, "conversation:" + conv, "203.0.113.9"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("audit page lacks %q", want)
+		}
+	}
+	if strings.Index(body, `data-action="conversation.takeover"`) > strings.Index(body, `data-action="account.signin"`) {
+		t.Error("the takeover, the newest, is not listed first")
+	}
+	filtered := e.do("GET", "/audit?action=account.signin", nil, map[string]string{"Cookie": cookie})
+	if fb := string(filtered.raw); filtered.status != 200 || strings.Contains(fb, `data-action="conversation.takeover"`) || !strings.Contains(fb, `data-action="account.signin"`) {
+		t.Errorf("filtered page: %d", filtered.status)
+	}
+	if r := e.do("GET", "/audit?before=x", nil, map[string]string{"Cookie": cookie}); r.status != http.StatusBadRequest {
+		t.Errorf("a bad before: %d", r.status)
+	}
+
+	op, err := e.store.CreateUser(ctx, store.NewUser{AccountID: e.account.ID, Email: "op@example.com", Name: "Op", PasswordHash: "x", Role: domain.UserOperator})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opSession := secret.ID("", 32)
+	if err := e.store.CreateSession(ctx, op.ID, secret.HashToken(opSession), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	r = e.do("GET", "/audit", nil, map[string]string{"Cookie": "parley_session=" + opSession})
+	if r.status != http.StatusForbidden || strings.Contains(string(r.raw), "conversation:"+conv) {
+		t.Errorf("an operator's audit page: %d", r.status)
+	}
+	if inbox := e.do("GET", "/inbox", nil, map[string]string{"Cookie": "parley_session=" + opSession}); strings.Contains(string(inbox.raw), `href="/audit"`) {
+		t.Error("an operator's menu links to the audit log")
+	}
+}
+
+func mustHash(t *testing.T, password string) string {
+	t.Helper()
+	h, err := secret.HashPassword(password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
