@@ -46,7 +46,7 @@ func (s *Store) AuditEntries(ctx context.Context, accountID string, f store.Audi
 	}
 	rows, err := s.query(ctx, `SELECT seq, account_id, at, actor_type, actor_id, actor, ip, action, target
 		FROM audit_log WHERE account_id = ? AND seq < ? AND (? = '' OR action = ?)
-		ORDER BY seq DESC LIMIT ?`, accountID, before, f.Action, f.Action, store.AuditQueryLimit(f.Limit))
+		ORDER BY seq DESC LIMIT `+limitArg, accountID, before, f.Action, f.Action, store.AuditQueryLimit(f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("audit entries: %w", err)
 	}
