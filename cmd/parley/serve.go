@@ -14,6 +14,7 @@ import (
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
+	"parley/internal/audit"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/config"
@@ -171,9 +172,12 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
 	}, llm.Deps{Passages: hybrid.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
+	// The accounts' audit log (issue 18): each service records its actions.
+	auditLog := audit.New(audit.Options{Store: st, Logger: log})
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
+		Audit: auditLog,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -181,18 +185,21 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// the management API alike.
 	agents := agentadmin.New(agentadmin.Options{
 		Store: st, Bounds: bounds(cfg), Invalidate: invalidate, CheckEndpoint: checkEndpoints(llmBackend.CheckAgentConfig, embedder.CheckAgentConfig),
+		Audit: auditLog,
 	})
 	// Website sources: syncs run on the job queue, whose worker calls
 	// sourceSvc.RunSync and whose periodic job sourceSvc.EnqueueDue (the
 	// hooks above; the queue starts only after this is set).
 	sourceSvc = sources.New(sources.Options{
 		Store: st, Queue: queue, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: invalidate, Logger: log,
+		Audit: auditLog,
 	})
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc,
+		Audit: auditLog,
 	})
 	if err != nil {
 		ln.Close()
@@ -202,14 +209,15 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc),
-		Limiter:   limiter,
-		ClientIP:  resolver,
-		Registry:  reg,
-		Metrics:   m,
-		Logger:    log,
-		DemoKey:   func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
-		Lot:       lot,
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).
+			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
+		Limiter:  limiter,
+		ClientIP: resolver,
+		Registry: reg,
+		Metrics:  m,
+		Logger:   log,
+		DemoKey:  func(ctx context.Context) string { return demo.WidgetKey(ctx, st) },
+		Lot:      lot,
 		// With a listener of its own, /metrics is not on this one at all.
 		MetricsElsewhere: cfg.MetricsAddr != "",
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -74,10 +75,15 @@ func (s *Service) CreateAgent(ctx context.Context, accountID string, in NewAgent
 			return domain.Agent{}, err
 		}
 	}
-	return s.o.Store.CreateAgent(ctx, store.NewAgent{
+	ag, err := s.o.Store.CreateAgent(ctx, store.NewAgent{
 		AccountID: accountID, ChatbotName: name, Config: config, Knowledge: kb, Key: s.o.NewKey(),
 		KnowledgeLimits: s.o.Bounds.Knowledge, MaxAgents: s.o.Bounds.MaxAgents,
 	})
+	if err != nil {
+		return domain.Agent{}, err
+	}
+	s.o.Audit.Record(ctx, accountID, audit.AgentCreate, audit.Target("agent", ag.ID))
+	return ag, nil
 }
 
 // UpdateAgent applies a change. Every update bumps the agent's version,
@@ -121,6 +127,7 @@ func (s *Service) UpdateAgent(ctx context.Context, accountID, agentID string, c 
 		return domain.Agent{}, err
 	}
 	s.o.Invalidate(ag.ID)
+	s.o.Audit.Record(ctx, accountID, audit.AgentUpdate, audit.Target("agent", ag.ID))
 	return ag, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/secret"
 )
@@ -15,7 +16,12 @@ func newWidgetKey() string { return secret.WidgetKey() }
 // usual reason for one is a key that should stop working. An owner who
 // needs an old key during a transition activates it again (SetKeyActive).
 func (s *Service) NewKey(ctx context.Context, accountID, agentID string) (domain.WidgetKey, error) {
-	return s.o.Store.RotateKey(ctx, accountID, agentID, s.o.NewKey())
+	k, err := s.o.Store.RotateKey(ctx, accountID, agentID, s.o.NewKey())
+	if err != nil {
+		return domain.WidgetKey{}, err
+	}
+	s.o.Audit.Record(ctx, accountID, audit.KeyRotate, audit.Target("key", k.Key))
+	return k, nil
 }
 
 // Keys are the agent's widget keys, oldest first.
@@ -38,7 +44,21 @@ func EmbedKey(keys []domain.WidgetKey) string {
 // SetKeyActive activates or deactivates one of the account's keys, of
 // whichever agent; another account's key is domain.ErrNotFound.
 func (s *Service) SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error) {
-	return s.o.Store.SetKeyActive(ctx, accountID, key, active)
+	return s.setKeyActive(ctx, accountID, key, active)
+}
+
+// setKeyActive is the one write of both, and its audit entry.
+func (s *Service) setKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error) {
+	k, err := s.o.Store.SetKeyActive(ctx, accountID, key, active)
+	if err != nil {
+		return domain.WidgetKey{}, err
+	}
+	action := audit.KeyDeactivate
+	if active {
+		action = audit.KeyActivate
+	}
+	s.o.Audit.Record(ctx, accountID, action, audit.Target("key", k.Key))
+	return k, nil
 }
 
 // SetAgentKeyActive is SetKeyActive for a key that must be the agent's:
@@ -54,5 +74,5 @@ func (s *Service) SetAgentKeyActive(ctx context.Context, accountID, agentID, key
 	if !slices.ContainsFunc(keys, func(k domain.WidgetKey) bool { return k.Key == key }) {
 		return domain.WidgetKey{}, domain.ErrNotFound
 	}
-	return s.o.Store.SetKeyActive(ctx, accountID, key, active)
+	return s.setKeyActive(ctx, accountID, key, active)
 }

@@ -3,6 +3,7 @@ package agentadmin
 import (
 	"context"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 )
 
@@ -43,6 +44,7 @@ func (s *Service) AddKnowledge(ctx context.Context, accountID, agentID string, e
 		return domain.KnowledgeEntry{}, err
 	}
 	s.o.Invalidate(agentID)
+	s.o.Audit.Record(ctx, accountID, audit.KnowledgeCreate, audit.Target("knowledge", e.ID))
 	return e, nil
 }
 
@@ -84,6 +86,7 @@ func (s *Service) UpdateKnowledge(ctx context.Context, accountID, agentID, itemI
 		return domain.KnowledgeEntry{}, err
 	}
 	s.o.Invalidate(agentID)
+	s.o.Audit.Record(ctx, accountID, audit.KnowledgeUpdate, audit.Target("knowledge", itemID))
 	return e, nil
 }
 
@@ -93,5 +96,6 @@ func (s *Service) DeleteKnowledge(ctx context.Context, accountID, agentID, itemI
 		return err
 	}
 	s.o.Invalidate(agentID)
+	s.o.Audit.Record(ctx, accountID, audit.KnowledgeDelete, audit.Target("knowledge", itemID))
 	return nil
 }

@@ -14,6 +14,7 @@ package agentadmin
 import (
 	"context"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	// NewKey makes a widget key (default secret.WidgetKey); tests set it
 	// to provoke a collision.
 	NewKey func() string
+	// Audit records agents', keys' and knowledge's changes in the
+	// account's audit log; nil: none.
+	Audit *audit.Service
 }
 
 // Service applies the rules. It holds no state of its own beyond its

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -45,6 +46,11 @@ func (s *Service) setMode(ctx context.Context, accountID, id string, m domain.Mo
 	changed, err := s.store.SetMode(ctx, id, m)
 	if err == nil && changed {
 		s.changed(accountID, id)
+		action := audit.ConversationTakeover
+		if m == domain.ModeAI {
+			action = audit.ConversationRelease
+		}
+		s.audit.Record(ctx, accountID, action, audit.Target("conversation", id))
 	}
 	return changed, err
 }
@@ -59,6 +65,7 @@ func (s *Service) TakeOverAs(ctx context.Context, accountID, conversationID stri
 	conv, won, err := s.store.TakeOver(ctx, conversationID, u.ID, UserOperator(u).Name)
 	if err == nil && won {
 		s.changed(accountID, conversationID)
+		s.audit.Record(ctx, accountID, audit.ConversationTakeover, audit.Target("conversation", conversationID))
 	}
 	return conv, won, err
 }
@@ -140,5 +147,6 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 		return domain.Message{}, err
 	}
 	s.changed(accountID, conversationID)
+	s.audit.Record(ctx, accountID, audit.ConversationReply, audit.Target("conversation", conversationID))
 	return msg, nil
 }

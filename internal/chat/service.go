@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"parley/internal/agent"
+	"parley/internal/audit"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/store"
@@ -43,6 +44,7 @@ type Service struct {
 	surges    *surge.Detector
 	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
 	maxMessages int
+	audit       *audit.Service // takeovers, releases, operator replies; nil: none
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -73,6 +75,9 @@ type Options struct {
 	// MaxMessages caps the messages of one conversation; past it chat
 	// answers domain.ErrConversationFull. Default DefaultMaxMessages.
 	MaxMessages int
+	// Audit records takeovers, releases and operator replies in the
+	// account's audit log; nil: none.
+	Audit *audit.Service
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -99,6 +104,7 @@ func New(o Options) *Service {
 		s.maxMessages = DefaultMaxMessages
 	}
 	s.limits, s.surges = o.InitLimits, o.InitSurges
+	s.audit = o.Audit
 	if s.aiTimeout <= 0 {
 		s.aiTimeout = 30 * time.Second
 	}

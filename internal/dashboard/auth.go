@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/clientip"
 	"parley/internal/domain"
 	"parley/internal/password"
@@ -35,7 +36,8 @@ func (d *Dashboard) requireUser(next http.HandlerFunc) http.HandlerFunc {
 		if err == nil {
 			u, err := d.Store.SessionUser(r.Context(), secret.HashToken(c.Value), d.Now())
 			if err == nil {
-				next(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+				ctx := audit.WithActor(context.WithValue(r.Context(), userKey{}, u), d.actor(r, u))
+				next(w, r.WithContext(ctx))
 				return
 			}
 			if !errors.Is(err, domain.ErrNotFound) {
@@ -111,6 +113,9 @@ func (d *Dashboard) SignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	if !secret.CheckPassword(hash, password) || err != nil {
 		d.signins.Failed(now, email, ip)
+		if err == nil { // a user of an account: the account's log says so
+			d.Audit.Record(audit.WithActor(r.Context(), d.actor(r, u)), u.AccountID, audit.AccountSigninFailed, audit.Target("user", u.ID))
+		}
 		d.render(w, r, http.StatusUnauthorized, "signin", view{Title: "signin.title", Error: "signin.wrong", Data: form})
 		return
 	}
@@ -119,6 +124,7 @@ func (d *Dashboard) SignIn(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
+	d.Audit.Record(audit.WithActor(r.Context(), d.actor(r, u)), u.AccountID, audit.AccountSignin, audit.Target("user", u.ID))
 	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
 }
 
@@ -226,6 +232,7 @@ func (d *Dashboard) SignUp(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := d.Store.UserByEmail(r.Context(), acc.Email)
 	if err == nil {
+		d.Audit.Record(r.Context(), u.AccountID, audit.AccountPassword, audit.Target("user", u.ID))
 		err = d.startSession(w, r, u)
 	}
 	if err != nil {
@@ -373,4 +380,9 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	d.Logger.ErrorContext(r.Context(), "dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	d.render(w, r, http.StatusInternalServerError, "error", view{Title: "error.internal", Error: "error.internal"})
+}
+
+// actor is u acting through this request, for the audit log.
+func (d *Dashboard) actor(r *http.Request, u domain.User) audit.Actor {
+	return audit.Actor{Type: audit.ActorUser, ID: u.ID, Name: u.Email, IP: d.ClientIP(r)}
 }

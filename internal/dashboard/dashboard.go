@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"parley/internal/agentadmin"
+	"parley/internal/audit"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
@@ -69,6 +70,10 @@ type Options struct {
 	// Sources applies the rules for agents' website sources; nil: the
 	// agent page has no sources section and its routes answer 404.
 	Sources *sources.Service
+	// Audit is the accounts' audit log: the dashboard records sign-ins,
+	// password changes and the team's changes there, and shows it to
+	// owners. Nil: nothing is recorded and the page is empty.
+	Audit *audit.Service
 }
 
 type Dashboard struct {

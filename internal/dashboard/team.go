@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/secret"
 	"parley/internal/store"
@@ -90,7 +91,7 @@ func (d *Dashboard) InviteMember(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, key)
 		return
 	}
-	_, err := d.Store.CreateUser(r.Context(), store.NewUser{
+	nu, err := d.Store.CreateUser(r.Context(), store.NewUser{
 		AccountID: user(r).AccountID, Email: form.Email, Name: form.Name,
 		PasswordHash: hash, Role: domain.UserOperator,
 	})
@@ -102,6 +103,7 @@ func (d *Dashboard) InviteMember(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
+	d.Audit.Record(r.Context(), nu.AccountID, audit.UserCreate, audit.Target("user", nu.ID))
 	http.Redirect(w, r, "/team?flash=team.invited", http.StatusSeeOther)
 }
 
@@ -125,6 +127,7 @@ func (d *Dashboard) RemoveMember(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err) // another account's member is ErrNotFound: 404
 		return
 	}
+	d.Audit.Record(r.Context(), me.AccountID, audit.UserDelete, audit.Target("user", id))
 	http.Redirect(w, r, "/team?flash=team.removed", http.StatusSeeOther)
 }
 
@@ -138,10 +141,12 @@ func (d *Dashboard) CreateToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := secret.APIToken()
-	if _, err := d.Store.CreateAPIToken(r.Context(), user(r).AccountID, name, secret.HashToken(token)); err != nil {
+	t, err := d.Store.CreateAPIToken(r.Context(), user(r).AccountID, name, secret.HashToken(token))
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
+	d.Audit.Record(r.Context(), t.AccountID, audit.TokenCreate, audit.Target("token", t.ID))
 	d.showTeam(w, r, http.StatusOK, teamData{NewToken: token}, "")
 }
 
@@ -151,5 +156,6 @@ func (d *Dashboard) RevokeToken(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err) // another account's token is ErrNotFound: 404
 		return
 	}
+	d.Audit.Record(r.Context(), user(r).AccountID, audit.TokenRevoke, audit.Target("token", r.PathValue("id")))
 	http.Redirect(w, r, "/team?flash=team.revoked", http.StatusSeeOther)
 }

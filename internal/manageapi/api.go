@@ -5,7 +5,10 @@
 package manageapi
 
 import (
+	"net/http"
+
 	"parley/internal/agentadmin"
+	"parley/internal/audit"
 	"parley/internal/chat"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -20,6 +23,7 @@ type Store interface {
 	store.Messages
 	store.Usage
 	store.Visitors
+	store.AuditLog
 }
 
 type API struct {
@@ -27,10 +31,21 @@ type API struct {
 	chat    *chat.Service
 	agents  *agentadmin.Service // agents, widget keys and knowledge: their rules
 	sources *sources.Service    // website sources: their rules; nil: the routes answer 404
+	audit   *audit.Service      // the audit log; nil: nothing recorded, GET /api/v1/audit empty
+	// clientIP names the client for the audit log; nil: no address.
+	clientIP func(*http.Request) string
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {
 	return &API{store: s, chat: c, agents: agents}
+}
+
+// WithAudit records the API's privacy requests in the audit log (the
+// other actions are recorded by the services they go through), names
+// the client by clientIP (nil: no address) and serves GET /api/v1/audit.
+func (a *API) WithAudit(svc *audit.Service, clientIP func(*http.Request) string) *API {
+	a.audit, a.clientIP = svc, clientIP
+	return a
 }
 
 // WithSources serves the agents' website sources through svc.

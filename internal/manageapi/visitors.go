@@ -3,6 +3,7 @@ package manageapi
 import (
 	"net/http"
 
+	"parley/internal/audit"
 	"parley/internal/httpx"
 )
 
@@ -28,6 +29,7 @@ func (a *API) ExportVisitor(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
+	a.audit.Record(r.Context(), account(r).ID, audit.VisitorExport, audit.Target("visitor", id))
 	out := struct {
 		VisitorID     string                `json:"visitor_id"`
 		Conversations []visitorConversation `json:"conversations"`
@@ -49,5 +51,6 @@ func (a *API) DeleteVisitor(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
+	a.audit.Record(r.Context(), account(r).ID, audit.VisitorDelete, audit.Target("visitor", r.PathValue("id")))
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -15,6 +15,7 @@ import (
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
+	"parley/internal/audit"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -131,7 +132,8 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	if o.chatStore != nil {
 		chatStore = o.chatStore(st)
 	}
-	e.chat = chat.New(chat.Options{Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
+	auditLog := audit.New(audit.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	e.chat = chat.New(chat.Options{Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
 		InitLimits: initLimits, MaxMessages: o.maxMsgs})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
@@ -144,15 +146,16 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	admin := agentadmin.New(agentadmin.Options{Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
-	sourceSvc := sources.New(sources.Options{Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc})
+	admin := agentadmin.New(agentadmin.Options{Audit: auditLog, Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
+	sourceSvc := sources.New(sources.Options{Audit: auditLog, Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
+	dash, err := dashboard.New(dashboard.Options{Audit: auditLog, Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc),
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).
+				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,
 	})

@@ -49,6 +49,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /api/v1/visitors/{id}/export", m.Auth(m.ExportVisitor))
 	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
+	mux.HandleFunc("GET /api/v1/audit", m.Auth(m.Audit))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
 	// Operations and pages.
@@ -99,5 +100,6 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /team/members/{id}/delete", s.page(d.Owner(d.RemoveMember)))
 	mux.Handle("POST /team/tokens", s.page(d.Owner(d.CreateToken)))
 	mux.Handle("POST /team/tokens/{id}/revoke", s.page(d.Owner(d.RevokeToken)))
+	mux.Handle("GET /audit", s.page(d.Owner(d.AuditLog)))
 	return mux
 }

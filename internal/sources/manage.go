@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/outbound"
 	"parley/internal/store"
@@ -91,6 +92,7 @@ func (s *Service) Create(ctx context.Context, accountID, agentID string, n NewSo
 	if err != nil {
 		return domain.Source{}, err
 	}
+	s.o.Audit.Record(ctx, accountID, audit.SourceCreate, audit.Target("source", src.ID))
 	return s.enqueue(ctx, src), nil
 }
 
@@ -158,6 +160,7 @@ func (s *Service) Delete(ctx context.Context, accountID, agentID, sourceID strin
 		return err
 	}
 	s.o.Invalidate(agentID)
+	s.o.Audit.Record(ctx, accountID, audit.SourceDelete, audit.Target("source", sourceID))
 	return nil
 }
 

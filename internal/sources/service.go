@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"time"
 
+	"parley/internal/audit"
 	"parley/internal/crawler"
 	"parley/internal/domain"
 	"parley/internal/extract"
@@ -59,6 +60,9 @@ const (
 // Options are a Service's dependencies.
 type Options struct {
 	Store Store
+	// Audit records sources created and deleted in the account's audit
+	// log; nil: none.
+	Audit *audit.Service
 	// Queue runs syncs. Nil: sources are created and queued, but no sync
 	// starts until a queue is configured.
 	Queue Queue

@@ -45,6 +45,7 @@ type Store interface {
 	Sources
 	Vectors
 	Visitors
+	AuditLog
 }
 
 // Pinger checks that the database answers (the health check).
