@@ -45,6 +45,7 @@ type Store interface {
 	Sources
 	Vectors
 	Visitors
+	Retention
 }
 
 // Pinger checks that the database answers (the health check).
