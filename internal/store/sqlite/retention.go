@@ -65,7 +65,7 @@ func (s *Store) PurgeConversations(ctx context.Context, accountID string, before
 			SELECT c.id FROM conversations c
 			WHERE c.account_id = ? AND coalesce((SELECT m.created_at FROM messages m
 				WHERE m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1), c.created_at) < ?
-			LIMIT ?) RETURNING id`, accountID, millis(before), limit)
+			LIMIT `+limitArg+`) RETURNING id`, accountID, millis(before), limit)
 		if err != nil {
 			return err
 		}
