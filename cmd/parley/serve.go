@@ -26,6 +26,7 @@ import (
 	"parley/internal/outbound"
 	"parley/internal/park"
 	"parley/internal/redact"
+	"parley/internal/retention"
 	"parley/internal/server"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -83,7 +84,11 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// closures over the service's variable.
 	var sourceSvc *sources.Service
 	var hybrid *agent.Hybrid // set below, before the queue starts
+	// Per-account retention (issue 18): the queue's daily purge job and
+	// the account settings of the API and dashboard share this service.
+	retentionSvc := &retention.Service{Store: st, Logger: log}
 	queue, err := openJobs(ctx, cfg, log, jobHooks{
+		Purge:      retentionSvc.Run,
 		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
 		EmbedAgent: func(ctx context.Context, accountID, agentID string) error {
 			return hybrid.EmbedAgent(ctx, accountID, agentID)
@@ -202,7 +207,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc),
+		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,

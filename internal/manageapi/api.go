@@ -7,6 +7,7 @@ package manageapi
 import (
 	"parley/internal/agentadmin"
 	"parley/internal/chat"
+	"parley/internal/retention"
 	"parley/internal/sources"
 	"parley/internal/store"
 )
@@ -27,6 +28,9 @@ type API struct {
 	chat    *chat.Service
 	agents  *agentadmin.Service // agents, widget keys and knowledge: their rules
 	sources *sources.Service    // website sources: their rules; nil: the routes answer 404
+	// retention is the account's retention setting (account.go); nil:
+	// the account routes answer 404.
+	retention *retention.Service
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

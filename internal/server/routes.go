@@ -48,6 +48,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/v1/conversations/{id}/messages", m.Auth(m.OperatorMessage))
 	mux.HandleFunc("GET /api/v1/visitors/{id}/export", m.Auth(m.ExportVisitor))
 	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
+	mux.HandleFunc("GET /api/v1/account", m.Auth(m.GetAccount))
+	mux.HandleFunc("PATCH /api/v1/account", m.Auth(m.UpdateAccount))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
