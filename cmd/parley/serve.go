@@ -197,7 +197,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
-		Surges:   surges, Limits: limits, Sources: sourceSvc,
+		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
 	})
 	if err != nil {
 		ln.Close()

@@ -22,6 +22,7 @@ import (
 	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
+	"parley/internal/retention"
 	"parley/internal/signin"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -69,6 +70,9 @@ type Options struct {
 	// Sources applies the rules for agents' website sources; nil: the
 	// agent page has no sources section and its routes answer 404.
 	Sources *sources.Service
+	// Retention is the account's data retention (issue 18), shown and set
+	// on the team page; nil hides it.
+	Retention *retention.Service
 }
 
 type Dashboard struct {

@@ -101,5 +101,6 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /team/members/{id}/delete", s.page(d.Owner(d.RemoveMember)))
 	mux.Handle("POST /team/tokens", s.page(d.Owner(d.CreateToken)))
 	mux.Handle("POST /team/tokens/{id}/revoke", s.page(d.Owner(d.RevokeToken)))
+	mux.Handle("POST /team/retention", s.page(d.Owner(d.SetRetention)))
 	return mux
 }
