@@ -43,6 +43,7 @@ type Store interface {
 	store.Usage
 	store.Users
 	store.Sessions
+	store.Visitors
 }
 
 // Options configure the dashboard.

@@ -191,4 +191,7 @@ func allRoutes(mux *http.ServeMux, d *Dashboard) {
 	mux.HandleFunc("POST /conversations/{id}/takeover", d.User(d.TakeOver))
 	mux.HandleFunc("POST /conversations/{id}/release", d.User(d.Release))
 	mux.HandleFunc("POST /conversations/{id}/reply", d.User(d.Reply))
+	mux.HandleFunc("GET /conversations/{id}/visitor/export", d.Owner(d.ExportVisitor))
+	mux.HandleFunc("GET /conversations/{id}/visitor/delete", d.Owner(d.DeleteVisitorPage))
+	mux.HandleFunc("POST /conversations/{id}/visitor/delete", d.Owner(d.DeleteVisitor))
 }
