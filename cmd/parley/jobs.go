@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/config"
 	"parley/internal/jobs"
+	"parley/internal/retention"
 )
 
 // jobHooks are the work the queue's job kinds call (jobs.Options). The
@@ -16,6 +17,8 @@ type jobHooks struct {
 	SyncSource func(ctx context.Context, sourceID string) error
 	EnqueueDue func(ctx context.Context) error
 	EmbedAgent func(ctx context.Context, accountID, agentID string) error
+	// Purge is the retention service's daily purge (retention.Service.Run).
+	Purge func(ctx context.Context) error
 }
 
 // openJobs opens the background job queue on the store's database (its
@@ -26,6 +29,7 @@ func openJobs(ctx context.Context, cfg config.Config, log *slog.Logger, hooks jo
 		DB: cfg.DB, Logger: log,
 		Workers: cfg.Jobs.Workers, RescueAfter: cfg.Jobs.RescueAfter, StopGrace: cfg.Jobs.StopGrace,
 		SyncSource: hooks.SyncSource, EnqueueDue: hooks.EnqueueDue, EmbedAgent: hooks.EmbedAgent,
+		Purge: hooks.Purge, PurgeNext: retention.NextPurge,
 	})
 }
 

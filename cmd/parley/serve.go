@@ -27,6 +27,7 @@ import (
 	"parley/internal/outbound"
 	"parley/internal/park"
 	"parley/internal/redact"
+	"parley/internal/retention"
 	"parley/internal/server"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -84,7 +85,11 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// closures over the service's variable.
 	var sourceSvc *sources.Service
 	var hybrid *agent.Hybrid // set below, before the queue starts
+	// Per-account retention (issue 18): the queue's daily purge job and
+	// the account settings of the API and dashboard share this service.
+	retentionSvc := &retention.Service{Store: st, Logger: log}
 	queue, err := openJobs(ctx, cfg, log, jobHooks{
+		Purge:      retentionSvc.Run,
 		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
 		EmbedAgent: func(ctx context.Context, accountID, agentID string) error {
 			return hybrid.EmbedAgent(ctx, accountID, agentID)
@@ -174,6 +179,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
 	// The accounts' audit log (issue 18): each service records its actions.
 	auditLog := audit.New(audit.Options{Store: st, Logger: log})
+	retentionSvc.Audit = auditLog
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
@@ -198,7 +204,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
-		Surges:   surges, Limits: limits, Sources: sourceSvc,
+		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
 		Audit: auditLog,
 	})
 	if err != nil {
@@ -209,7 +215,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

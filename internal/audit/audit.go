@@ -52,6 +52,7 @@ const (
 	AccountSignin       = "account.signin"        // a dashboard sign-in
 	AccountSigninFailed = "account.signin_failed" // a wrong password for a user of the account
 	AccountPassword     = "account.password"      // a user changed their password
+	AccountRetention    = "account.retention"     // the data retention setting changed
 )
 
 // Actor types.

@@ -23,6 +23,7 @@ import (
 	"parley/internal/initlimit"
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
+	"parley/internal/retention"
 	"parley/internal/signin"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -43,6 +44,7 @@ type Store interface {
 	store.Usage
 	store.Users
 	store.Sessions
+	store.Visitors
 }
 
 // Options configure the dashboard.
@@ -74,6 +76,9 @@ type Options struct {
 	// password changes and the team's changes there, and shows it to
 	// owners. Nil: nothing is recorded and the page is empty.
 	Audit *audit.Service
+	// Retention is the account's data retention (issue 18), shown and set
+	// on the team page; nil hides it.
+	Retention *retention.Service
 }
 
 type Dashboard struct {

@@ -19,6 +19,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/notify"
+	"parley/internal/retention"
 	"parley/internal/secret"
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
@@ -55,7 +56,8 @@ func newTestDash(t testing.TB, routes func(mux *http.ServeMux, d *Dashboard)) *t
 	kb := agent.NewKB(st, agent.KBOptions{})
 	t.Cleanup(kb.Stop)
 	c := chat.New(chat.Options{Store: st, Responder: kb, Notifier: hub, Logger: quiet})
-	d, err := New(Options{Store: st, Chat: c, Notifier: hub, Signup: true, Logger: quiet, AgentAdmin: agentadmin.New(agentadmin.Options{Store: st})})
+	d, err := New(Options{Store: st, Chat: c, Notifier: hub, Signup: true, Logger: quiet, AgentAdmin: agentadmin.New(agentadmin.Options{Store: st}),
+		Retention: &retention.Service{Store: st}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,4 +191,7 @@ func allRoutes(mux *http.ServeMux, d *Dashboard) {
 	mux.HandleFunc("POST /conversations/{id}/takeover", d.User(d.TakeOver))
 	mux.HandleFunc("POST /conversations/{id}/release", d.User(d.Release))
 	mux.HandleFunc("POST /conversations/{id}/reply", d.User(d.Reply))
+	mux.HandleFunc("GET /conversations/{id}/visitor/export", d.Owner(d.ExportVisitor))
+	mux.HandleFunc("GET /conversations/{id}/visitor/delete", d.Owner(d.DeleteVisitorPage))
+	mux.HandleFunc("POST /conversations/{id}/visitor/delete", d.Owner(d.DeleteVisitor))
 }

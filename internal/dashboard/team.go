@@ -3,11 +3,13 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"parley/internal/audit"
 	"parley/internal/domain"
+	"parley/internal/retention"
 	"parley/internal/secret"
 	"parley/internal/store"
 )
@@ -25,6 +27,10 @@ type teamData struct {
 	// NewToken is a token just created. It is shown on this one response
 	// and never again: only its hash is stored.
 	NewToken string
+	// Retention is the account's data retention (nil without the
+	// retention service); RetentionDays the form's value after an error.
+	Retention     *retention.Setting
+	RetentionDays string
 }
 
 type memberRow struct {
@@ -62,7 +68,42 @@ func (d *Dashboard) showTeam(w http.ResponseWriter, r *http.Request, status int,
 		d.fail(w, r, err)
 		return
 	}
+	if d.Retention != nil {
+		set, err := d.Retention.Get(r.Context(), me.AccountID)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		data.Retention = &set
+		if data.RetentionDays == "" {
+			data.RetentionDays = strconv.Itoa(set.Days)
+		}
+	}
 	d.render(w, r, status, "team", view{Title: "team.title", Nav: "team", Error: errKey, Data: data})
+}
+
+// SetRetention changes the account's data retention (owners only); the
+// rule is internal/retention's, as for PATCH /api/v1/account.
+func (d *Dashboard) SetRetention(w http.ResponseWriter, r *http.Request) {
+	if d.Retention == nil {
+		d.fail(w, r, domain.ErrNotFound)
+		return
+	}
+	raw := strings.TrimSpace(r.PostFormValue("retention_days"))
+	days, err := strconv.Atoi(raw)
+	if err == nil {
+		_, err = d.Retention.Set(r.Context(), user(r).AccountID, days)
+	}
+	if err != nil {
+		var inv *domain.InvalidError
+		if _, numErr := strconv.Atoi(raw); numErr != nil || errors.As(err, &inv) {
+			d.showTeam(w, r, http.StatusBadRequest, teamData{RetentionDays: raw}, "retention.invalid")
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/team?flash=retention.saved", http.StatusSeeOther)
 }
 
 // InviteMember adds an operator with a temporary password that the owner

@@ -262,6 +262,14 @@ func TestDashboardScreenshots(t *testing.T) {
 	p.navigate(s.srv.URL + "/conversations/" + v.conv)
 	settle(p, "the conversation", `!!document.querySelector('.transcript')`)
 	shot("conversation-en")
+	// The visitor-data confirm page, reached from the conversation's
+	// "Delete visitor data" link with the keyboard.
+	if !eval[bool](p, `(document.querySelector('a[href$="/visitor/delete"]').focus(), document.activeElement.matches('a[href$="/visitor/delete"]'))`) {
+		t.Error("the Delete visitor data link does not take the keyboard focus")
+	}
+	p.navigate(s.srv.URL + "/conversations/" + v.conv + "/visitor/delete")
+	settle(p, "the visitor-data confirm page", `!!document.querySelector('form[action$="/visitor/delete"] button')`)
+	shot("visitordelete-en")
 	for _, page := range []string{"agents", "agents/" + agentID, "usage", "team"} {
 		p.navigate(s.srv.URL + "/" + page)
 		settle(p, page, `document.readyState == 'complete'`)

@@ -26,6 +26,7 @@ import (
 	"parley/internal/notify"
 	"parley/internal/outbound"
 	"parley/internal/ratelimit"
+	"parley/internal/retention"
 	"parley/internal/secret"
 	"parley/internal/server"
 	"parley/internal/sources"
@@ -139,7 +140,8 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	if o.sources {
 		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
 	}
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
+		Retention: &retention.Service{Store: st}})
 	if err != nil {
 		t.Fatal(err)
 	}

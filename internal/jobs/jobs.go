@@ -90,6 +90,14 @@ type Options struct {
 	EmbedAgent func(ctx context.Context, accountID, agentID string) error
 	// EmbedTimeout cancels an embedding job's context after this long.
 	EmbedTimeout time.Duration
+
+	// Purge deletes conversations past their account's retention
+	// (retention.Service.Purge), run daily by a periodic job
+	// (kinds_retention.go). Nil: no purge is scheduled.
+	Purge func(ctx context.Context) error
+	// PurgeNext is the purge's schedule: the next run after t
+	// (retention.NextPurge). Nil: every 24 hours.
+	PurgeNext func(t time.Time) time.Time
 }
 
 // Queue is the job queue of one Parley instance.

@@ -286,3 +286,18 @@ func TestTablesInTheURLsSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodicPurge: the retention purge runs at start and then on the
+// schedule PurgeNext gives (here every 100 ms).
+func TestPeriodicPurge(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, db string) {
+		var calls atomic.Int32
+		startQueue(t, Options{DB: db, PurgeNext: func(at time.Time) time.Time { return at.Add(100 * time.Millisecond) },
+			Purge: func(ctx context.Context) error {
+				calls.Add(1)
+				return nil
+			}})
+		waitFor(t, "Purge at start and on its schedule", func() bool { return calls.Load() >= 2 })
+	})
+}

@@ -45,6 +45,7 @@ func register(o Options) (*river.Workers, []*river.PeriodicJob) {
 			func() (river.JobArgs, *river.InsertOpts) { return dueArgs{}, nil },
 			&river.PeriodicJobOpts{ID: dueKind, RunOnStart: true}))
 	}
+	periodic = append(periodic, addRetention(w, o)...)
 	return w, periodic
 }
 

@@ -10,6 +10,7 @@ import (
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
 	"parley/internal/chat"
+	"parley/internal/retention"
 	"parley/internal/sources"
 	"parley/internal/store"
 )
@@ -34,6 +35,9 @@ type API struct {
 	audit   *audit.Service      // the audit log; nil: nothing recorded, GET /api/v1/audit empty
 	// clientIP names the client for the audit log; nil: no address.
 	clientIP func(*http.Request) string
+	// retention is the account's retention setting (account.go); nil:
+	// the account routes answer 404.
+	retention *retention.Service
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

@@ -27,6 +27,7 @@ import (
 	"parley/internal/outbound"
 	"parley/internal/park"
 	"parley/internal/ratelimit"
+	"parley/internal/retention"
 	"parley/internal/secret"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -154,7 +155,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).
 				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,

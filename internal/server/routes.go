@@ -48,6 +48,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/v1/conversations/{id}/messages", m.Auth(m.OperatorMessage))
 	mux.HandleFunc("GET /api/v1/visitors/{id}/export", m.Auth(m.ExportVisitor))
 	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
+	mux.HandleFunc("GET /api/v1/account", m.Auth(m.GetAccount))
+	mux.HandleFunc("PATCH /api/v1/account", m.Auth(m.UpdateAccount))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
 	mux.HandleFunc("GET /api/v1/audit", m.Auth(m.Audit))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
@@ -80,6 +82,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /conversations/{id}/takeover", s.page(d.User(d.TakeOver)))
 	mux.Handle("POST /conversations/{id}/release", s.page(d.User(d.Release)))
 	mux.Handle("POST /conversations/{id}/reply", s.page(d.User(d.Reply)))
+	mux.Handle("GET /conversations/{id}/visitor/export", s.page(d.Owner(d.ExportVisitor)))
+	mux.Handle("GET /conversations/{id}/visitor/delete", s.page(d.Owner(d.DeleteVisitorPage)))
+	mux.Handle("POST /conversations/{id}/visitor/delete", s.page(d.Owner(d.DeleteVisitor)))
 	mux.Handle("GET /agents", s.page(d.Owner(d.Agents)))
 	mux.Handle("POST /agents", s.page(d.Owner(d.CreateAgent)))
 	mux.Handle("GET /agents/{id}", s.page(d.Owner(d.Agent)))
@@ -101,5 +106,6 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /team/tokens", s.page(d.Owner(d.CreateToken)))
 	mux.Handle("POST /team/tokens/{id}/revoke", s.page(d.Owner(d.RevokeToken)))
 	mux.Handle("GET /audit", s.page(d.Owner(d.AuditLog)))
+	mux.Handle("POST /team/retention", s.page(d.Owner(d.SetRetention)))
 	return mux
 }

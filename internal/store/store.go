@@ -46,6 +46,7 @@ type Store interface {
 	Vectors
 	Visitors
 	AuditLog
+	Retention
 }
 
 // Pinger checks that the database answers (the health check).

@@ -89,6 +89,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Vectors", testVectors},
 		{"Visitors", testVisitors},
 		{"AuditLog", testAuditLog},
+		{"Retention", testRetention},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
