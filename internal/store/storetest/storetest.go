@@ -88,6 +88,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DueSources", testDueSources},
 		{"Vectors", testVectors},
 		{"Visitors", testVisitors},
+		{"Origins", testOrigins},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
