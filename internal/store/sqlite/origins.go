@@ -26,7 +26,7 @@ func (s *Store) RecordOrigin(ctx context.Context, o store.SeenOrigin) error {
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM agent_origins WHERE agent_id = ? AND (last_seen_at < ?
 			OR origin NOT IN (SELECT origin FROM agent_origins WHERE agent_id = ?
-				ORDER BY last_seen_at DESC, origin LIMIT ?))`,
+				ORDER BY last_seen_at DESC, origin LIMIT `+limitArg+`))`,
 			o.AgentID, millis(o.LastSeen.Add(-store.SeenOriginsKept)), o.AgentID, store.MaxSeenOrigins)
 		return err
 	})
@@ -45,7 +45,7 @@ func (s *Store) RecentOrigins(ctx context.Context, accountID, agentID string, si
 	rows, err := s.query(ctx, `SELECT o.origin, o.count, o.last_seen_at FROM agent_origins o
 		JOIN agents a ON a.id = o.agent_id
 		WHERE a.account_id = ? AND o.agent_id = ? AND o.last_seen_at >= ?
-		ORDER BY o.last_seen_at DESC, o.origin LIMIT ?`, accountID, agentID, millis(since), store.MaxSeenOrigins)
+		ORDER BY o.last_seen_at DESC, o.origin LIMIT `+limitArg, accountID, agentID, millis(since), store.MaxSeenOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("recent origins: %w", err)
 	}
