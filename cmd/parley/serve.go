@@ -22,6 +22,7 @@ import (
 	"parley/internal/domain"
 	"parley/internal/embed"
 	"parley/internal/manageapi"
+	"parley/internal/origins"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
 	"parley/internal/park"
@@ -171,9 +172,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
 	}, llm.Deps{Passages: hybrid.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
+	// The sites widgets are used from, for the owner's hint under the
+	// allowed origins: written at most hourly per site, the rest flushed at
+	// shutdown (internal/origins).
+	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
+		Origins: seenOrigins,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -193,6 +199,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc,
+		Origins: origins.NewService(st, nil),
 	})
 	if err != nil {
 		ln.Close()
@@ -261,6 +268,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// Shutdown does not wait for hijacked connections; the parked long
 	// polls were told to end (chatSvc.Stop) and answer now.
 	lot.Wait()
+	if err := seenOrigins.Flush(shutdownCtx); err != nil {
+		log.Warn("recording widget origins at shutdown failed", "err", err)
+	}
 	stopJobs(queue, cfg, log)
 	queueStopped = true
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {

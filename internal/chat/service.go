@@ -41,6 +41,7 @@ type Service struct {
 	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
 	limits    *initlimit.Limiter
 	surges    *surge.Detector
+	origins   OriginRecorder // nil: origins are not recorded
 	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
 	maxMessages int
 }
@@ -73,6 +74,9 @@ type Options struct {
 	// MaxMessages caps the messages of one conversation; past it chat
 	// answers domain.ErrConversationFull. Default DefaultMaxMessages.
 	MaxMessages int
+	// Origins is told the Origin of each init and chat (origins.Recorder);
+	// nil: none.
+	Origins OriginRecorder
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -94,6 +98,7 @@ func New(o Options) *Service {
 		longReads: make(chan struct{}, longPollReaders),
 
 		maxMessages: o.MaxMessages,
+		origins:     o.Origins,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages

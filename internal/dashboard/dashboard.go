@@ -23,6 +23,7 @@ import (
 	"parley/internal/notify"
 	"parley/internal/ratelimit"
 	"parley/internal/signin"
+	"parley/internal/origins"
 	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
@@ -69,6 +70,9 @@ type Options struct {
 	// Sources applies the rules for agents' website sources; nil: the
 	// agent page has no sources section and its routes answer 404.
 	Sources *sources.Service
+	// Origins lists the sites agents' widgets were used from, for the
+	// hint under the allowed origins; nil: no hint.
+	Origins *origins.Service
 }
 
 type Dashboard struct {
