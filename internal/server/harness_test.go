@@ -23,6 +23,7 @@ import (
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/origins"
 	"parley/internal/outbound"
 	"parley/internal/park"
 	"parley/internal/ratelimit"
@@ -41,6 +42,7 @@ type env struct {
 	store   store.Store
 	handler http.Handler
 	chat    *chat.Service
+	origins *origins.Recorder
 	reg     *metrics.Registry
 	builds  chan string // agent ids of the knowledge indexes built, for tests that wait for a rebuild
 
@@ -131,8 +133,10 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	if o.chatStore != nil {
 		chatStore = o.chatStore(st)
 	}
+	// The origins recorder as in production (cmd/parley/serve.go).
+	e.origins = origins.NewRecorder(origins.RecorderOptions{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	e.chat = chat.New(chat.Options{Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
-		InitLimits: initLimits, MaxMessages: o.maxMsgs})
+		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {
@@ -146,7 +150,8 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	quiet := slog.New(slog.DiscardHandler)
 	admin := agentadmin.New(agentadmin.Options{Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
 	sourceSvc := sources.New(sources.Options{Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
-	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc})
+	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc,
+		Origins: origins.NewService(st, o.clock)})
 	if err != nil {
 		t.Fatal(err)
 	}
