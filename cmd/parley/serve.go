@@ -176,6 +176,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// allowed origins: written at most hourly per site, the rest flushed at
 	// shutdown (internal/origins).
 	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
+	originSvc := origins.NewService(st, nil)
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
@@ -199,7 +200,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc,
-		Origins: origins.NewService(st, nil),
+		Origins: originSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -209,7 +210,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc),
+		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithOrigins(originSvc),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,

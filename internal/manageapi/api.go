@@ -7,6 +7,7 @@ package manageapi
 import (
 	"parley/internal/agentadmin"
 	"parley/internal/chat"
+	"parley/internal/origins"
 	"parley/internal/sources"
 	"parley/internal/store"
 )
@@ -27,6 +28,7 @@ type API struct {
 	chat    *chat.Service
 	agents  *agentadmin.Service // agents, widget keys and knowledge: their rules
 	sources *sources.Service    // website sources: their rules; nil: the routes answer 404
+	origins *origins.Service    // the sites widgets were used from; nil: the route answers 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

@@ -140,4 +140,25 @@ func TestOriginsSeen(t *testing.T) {
 	if m := seen(); m["https://shop.example"] != 2 || m["https://evil.example"] != 1 {
 		t.Fatalf("after Flush: %v", m)
 	}
+
+	// The management API lists them with the current rule's verdict.
+	r := e.api("GET", "/api/v1/agents/"+e.agent.ID+"/origins", nil)
+	list, _ := r.body["origins"].([]any)
+	if r.status != 200 || len(list) != 2 {
+		t.Fatalf("GET origins: %d %s", r.status, r.raw)
+	}
+	got := map[string]bool{}
+	for _, it := range list {
+		o := it.(map[string]any)
+		if _, err := time.Parse(time.RFC3339, o["last_seen_at"].(string)); err != nil || o["count"] == nil {
+			t.Errorf("origin %v", o)
+		}
+		got[o["origin"].(string)] = o["allowed"].(bool)
+	}
+	if !got["https://shop.example"] || got["https://evil.example"] {
+		t.Errorf("allowed: %v", got)
+	}
+	if r := e.api("GET", "/api/v1/agents/ag_nope/origins", nil); r.status != 404 {
+		t.Errorf("unknown agent: %d", r.status)
+	}
 }
