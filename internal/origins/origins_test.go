@@ -36,7 +36,7 @@ func (c *countingStore) RecordOrigin(ctx context.Context, o store.SeenOrigin) er
 
 type clock struct{ t time.Time }
 
-func (c *clock) now() time.Time       { return c.t }
+func (c *clock) now() time.Time      { return c.t }
 func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
 
 func list(t *testing.T, st store.Origins, ag domain.Agent) map[string]store.SeenOrigin {
