@@ -24,6 +24,7 @@ import (
 	"parley/internal/embed"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
+	"parley/internal/origins"
 	"parley/internal/outbound"
 	"parley/internal/park"
 	"parley/internal/redact"
@@ -177,13 +178,18 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		NoAgentEndpoints: !cfg.LLM.AgentEndpoints,
 	}, llm.Deps{Passages: hybrid.Passages, History: latestMessages(st), Logger: log, Outbound: guard})
 	responder := agent.Router{Backends: []agent.Backend{llmBackend}, Default: kb}
+	// The sites widgets are used from, for the owner's hint under the
+	// allowed origins: written at most hourly per site, the rest flushed at
+	// shutdown (internal/origins).
+	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
+	originSvc := origins.NewService(st, nil)
 	// The accounts' audit log (issue 18): each service records its actions.
 	auditLog := audit.New(audit.Options{Store: st, Logger: log})
 	retentionSvc.Audit = auditLog
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
-		Audit: auditLog,
+		Audit: auditLog, Origins: seenOrigins,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -205,7 +211,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
-		Audit: auditLog,
+		Audit: auditLog, Origins: originSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -215,7 +221,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,
@@ -275,6 +281,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// Shutdown does not wait for hijacked connections; the parked long
 	// polls were told to end (chatSvc.Stop) and answer now.
 	lot.Wait()
+	if err := seenOrigins.Flush(shutdownCtx); err != nil {
+		log.Warn("recording widget origins at shutdown failed", "err", err)
+	}
 	stopJobs(queue, cfg, log)
 	queueStopped = true
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {

@@ -239,7 +239,7 @@ func (s *Service) ask(ctx context.Context, req agent.Request, onDelta func(strin
 // conversation resolves the key and checks that the conversation belongs to
 // its agent. Any mismatch is the spec's "conversation is invalid" (403).
 func (s *Service) conversation(ctx context.Context, key, origin, id string) (domain.Agent, domain.Conversation, error) {
-	ag, err := s.agent(ctx, key, origin)
+	ag, err := s.seenAgent(ctx, key, origin)
 	if err != nil {
 		return domain.Agent{}, domain.Conversation{}, err
 	}

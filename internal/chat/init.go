@@ -45,7 +45,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if utf8.RuneCountInString(in.PageURL) > MaxPageURLChars {
 		return InitResult{}, domain.Invalid("page_url is longer than 2048 characters")
 	}
-	ag, err := s.agent(ctx, in.Key, in.Origin)
+	ag, err := s.seenAgent(ctx, in.Key, in.Origin)
 	if err != nil {
 		return InitResult{}, err
 	}

@@ -42,6 +42,7 @@ type Service struct {
 	longReads chan struct{} // slots for long polls' store reads (longpoll.go)
 	limits    *initlimit.Limiter
 	surges    *surge.Detector
+	origins   OriginRecorder // nil: origins are not recorded
 	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
 	maxMessages int
 	audit       *audit.Service // takeovers, releases, operator replies; nil: none
@@ -78,6 +79,9 @@ type Options struct {
 	// Audit records takeovers, releases and operator replies in the
 	// account's audit log; nil: none.
 	Audit *audit.Service
+	// Origins is told the Origin of each init and chat (origins.Recorder);
+	// nil: none.
+	Origins OriginRecorder
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -99,6 +103,7 @@ func New(o Options) *Service {
 		longReads: make(chan struct{}, longPollReaders),
 
 		maxMessages: o.MaxMessages,
+		origins:     o.Origins,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages

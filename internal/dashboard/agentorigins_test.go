@@ -3,9 +3,13 @@ package dashboard
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"parley/internal/store"
 )
 
 // The settings form edits the allowed origins (one per line) and
@@ -52,5 +56,64 @@ func TestAgentOriginsForm(t *testing.T) {
 	}
 	if ag, _ := e.st.Agent(ctx, a.AccountID, a.ID); strings.Contains(string(ag.Config.JSON()), "origin") {
 		t.Fatalf("after clearing: %s", ag.Config.JSON())
+	}
+}
+
+// Under the allowed origins the page lists the sites seen lately, most
+// recent first, marks those the saved list refuses, and offers each to
+// the list with a button the script shows (hidden without it).
+func TestAgentOriginsSeen(t *testing.T) {
+	t.Parallel()
+	e := newAgEnv(t)
+	a, _ := e.newAgent(e.owner.AccountID, "Helper")
+	ctx := context.Background()
+	if page := e.get("/agents/" + a.ID); strings.Contains(page.body, `id="origins-seen"`) {
+		t.Fatal("a hint with nothing seen")
+	}
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Minute)
+	for _, o := range []store.SeenOrigin{
+		{AgentID: a.ID, Origin: "https://shop.example", Count: 7, LastSeen: at},
+		{AgentID: a.ID, Origin: "https://copycat.example", Count: 2, LastSeen: at.Add(time.Minute)},
+	} {
+		if err := e.st.RecordOrigin(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := url.Values{"name": {"Helper"}, "color": {"#2563eb"}, "position": {"right"}, "allowed_origins": {"https://shop.example"}}
+	if p := e.post("/agents/"+a.ID, v); p.status != http.StatusSeeOther {
+		t.Fatalf("save: %d", p.status)
+	}
+	body := e.get("/agents/" + a.ID).body
+	i := strings.Index(body, `id="origins-seen"`)
+	if i < 0 {
+		t.Fatal("no hint of the origins seen")
+	}
+	hint := body[i:]
+	hint = hint[:strings.Index(hint, "</ul>")]
+	copycat, shop := strings.Index(hint, "copycat.example"), strings.Index(hint, "https://shop.example")
+	if copycat < 0 || shop < 0 || copycat > shop {
+		t.Fatalf("not both, most recent first:\n%s", hint)
+	}
+	lines := strings.Split(hint, "<li>")
+	if len(lines) != 3 {
+		t.Fatalf("%d items:\n%s", len(lines)-1, hint)
+	}
+	if !strings.Contains(lines[1], "refused by the list above") || strings.Contains(lines[2], "refused") {
+		t.Errorf("refused marks wrong:\n%s", hint)
+	}
+	for _, want := range []string{
+		"last seen " + at.Add(time.Minute).Format("2006-01-02 15:04") + ", 2 requests",
+		"last seen " + at.Format("2006-01-02 15:04") + ", 7 requests",
+		`<button type="button" hidden data-add-origin="https://copycat.example" data-to="allowed-origins"`,
+	} {
+		if !strings.Contains(hint, want) {
+			t.Errorf("hint lacks %q:\n%s", want, hint)
+		}
+	}
+	// Another language.
+	ru := httptest.NewRequest("GET", "http://example.com/agents/"+a.ID, nil)
+	ru.Header.Set("Accept-Language", "ru")
+	if !strings.Contains(e.send(e.session, ru).body, "отклонён списком выше") {
+		t.Error("ru: no refused mark")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"parley/internal/agentadmin"
 	"parley/internal/domain"
+	"parley/internal/origins"
 	"strings"
 )
 
@@ -81,6 +82,7 @@ type agentData struct {
 
 	Refused *refusedEndpoint // the LLM endpoint the settings form named leads to a refused address
 	Sources *sourcesView     // the website sources; nil when the instance serves none
+	Origins []origins.Seen   // the sites the widget was used from lately
 
 	// The add-source form as typed, and the message key and values of
 	// its refusal.
@@ -133,6 +135,12 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 	}
 	if data.Sources != nil {
 		data.Sources.Problem, data.Sources.Args = data.sourceProblem, data.sourceArgs
+	}
+	if d.Origins != nil {
+		if data.Origins, err = d.Origins.For(r.Context(), ag); err != nil {
+			d.fail(w, r, err)
+			return
+		}
 	}
 	data.Agent = ag
 	data.Key = agentadmin.EmbedKey(data.Keys)

@@ -19,6 +19,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/notify"
+	"parley/internal/origins"
 	"parley/internal/outbound"
 	"parley/internal/secret"
 	"parley/internal/sources"
@@ -83,7 +84,8 @@ func newBoundedAgEnv(t *testing.T, b domain.Bounds) *agEnv {
 	// Sources with the guard as in production (private addresses
 	// refused) and no job queue: sources stay as the tests set them.
 	e.d, err = New(Options{Store: st, Chat: c, Notifier: hub, Logger: quiet, AgentAdmin: e.admin(nil),
-		Sources: sources.New(sources.Options{Store: st, Guard: outbound.New(outbound.Options{}), Logger: quiet})})
+		Sources: sources.New(sources.Options{Store: st, Guard: outbound.New(outbound.Options{}), Logger: quiet}),
+		Origins: origins.NewService(st, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

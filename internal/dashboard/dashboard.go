@@ -22,6 +22,7 @@ import (
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
+	"parley/internal/origins"
 	"parley/internal/ratelimit"
 	"parley/internal/retention"
 	"parley/internal/signin"
@@ -79,6 +80,9 @@ type Options struct {
 	// Retention is the account's data retention (issue 18), shown and set
 	// on the team page; nil hides it.
 	Retention *retention.Service
+	// Origins lists the sites agents' widgets were used from, for the
+	// hint under the allowed origins; nil: no hint.
+	Origins *origins.Service
 }
 
 type Dashboard struct {

@@ -10,6 +10,7 @@ import (
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
 	"parley/internal/chat"
+	"parley/internal/origins"
 	"parley/internal/retention"
 	"parley/internal/sources"
 	"parley/internal/store"
@@ -38,6 +39,7 @@ type API struct {
 	// retention is the account's retention setting (account.go); nil:
 	// the account routes answer 404.
 	retention *retention.Service
+	origins   *origins.Service // the sites widgets were used from; nil: the route answers 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

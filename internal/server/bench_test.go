@@ -16,7 +16,14 @@ import (
 //
 // All its chats go to one conversation: the cap on messages per
 // conversation is set out of reach (still checked on every chat).
-func BenchmarkChatHandler(b *testing.B) {
+func BenchmarkChatHandler(b *testing.B) { benchChat(b, "") }
+
+// BenchmarkChatHandlerOrigin is BenchmarkChatHandler from a page on a
+// site: each chat is counted by the origins recorder (written once an
+// hour, internal/origins).
+func BenchmarkChatHandlerOrigin(b *testing.B) { benchChat(b, "https://shop.example") }
+
+func benchChat(b *testing.B, origin string) {
 	e := newEnvTB(b, envOptions{maxMsgs: 1 << 40})
 	conv, _ := e.start()
 	body, _ := json.Marshal(map[string]any{"key": e.key, "conversation_id": conv, "text": "What are your opening hours?"})
@@ -27,6 +34,9 @@ func BenchmarkChatHandler(b *testing.B) {
 		for pb.Next() {
 			req := httptest.NewRequest("POST", "/api/widget/chat", bytes.NewReader(body))
 			req.RemoteAddr = "192.0.2.1:5555"
+			if origin != "" {
+				req.Header.Set("Origin", origin)
+			}
 			rec := httptest.NewRecorder()
 			e.handler.ServeHTTP(rec, req)
 			if rec.Code != 200 {

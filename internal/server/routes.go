@@ -36,6 +36,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/v1/agents/{id}/keys", m.Auth(m.CreateKey))
 	mux.HandleFunc("POST /api/v1/agents/{id}/sources", m.Auth(m.CreateSource))
 	mux.HandleFunc("GET /api/v1/agents/{id}/sources", m.Auth(m.ListSources))
+	mux.HandleFunc("GET /api/v1/agents/{id}/origins", m.Auth(m.ListOrigins))
 	mux.HandleFunc("GET /api/v1/agents/{id}/sources/{sid}", m.Auth(m.GetSource))
 	mux.HandleFunc("DELETE /api/v1/agents/{id}/sources/{sid}", m.Auth(m.DeleteSource))
 	mux.HandleFunc("POST /api/v1/agents/{id}/sources/{sid}/sync", m.Auth(m.SyncSource))

@@ -47,6 +47,7 @@ type Store interface {
 	Visitors
 	AuditLog
 	Retention
+	Origins
 }
 
 // Pinger checks that the database answers (the health check).

@@ -90,6 +90,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Visitors", testVisitors},
 		{"AuditLog", testAuditLog},
 		{"Retention", testRetention},
+		{"Origins", testOrigins},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -243,6 +243,20 @@ document.addEventListener('DOMContentLoaded', () => {
     sel.addEventListener('change', () => sel.form.submit());
   });
 
+  // "Add to the list" under the allowed origins: appends the seen origin
+  // to the textarea as a line of its own, once. The buttons are hidden
+  // without the script; the origins stay as text to copy.
+  document.querySelectorAll('button[data-add-origin]').forEach(btn => {
+    btn.hidden = false;
+    btn.addEventListener('click', () => {
+      const ta = document.getElementById(btn.dataset.to), o = btn.dataset.addOrigin;
+      const lines = ta.value.split('\n').map(l => l.trim()).filter(Boolean);
+      if (!lines.includes(o)) ta.value = lines.concat(o).join('\n');
+      btn.disabled = true;
+      ta.focus();
+    });
+  });
+
   // Copy buttons (embed code, new API tokens).
   document.querySelectorAll('button[data-copy]').forEach(btn => {
     btn.addEventListener('click', async () => {
