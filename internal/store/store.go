@@ -45,6 +45,7 @@ type Store interface {
 	Sources
 	Vectors
 	Visitors
+	Webhooks
 }
 
 // Pinger checks that the database answers (the health check).

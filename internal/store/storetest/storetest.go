@@ -88,6 +88,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DueSources", testDueSources},
 		{"Vectors", testVectors},
 		{"Visitors", testVisitors},
+		{"Webhooks", testWebhooks},
+		{"WebhookDeliveries", testWebhookDeliveries},
+		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
