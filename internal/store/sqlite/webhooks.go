@@ -150,7 +150,7 @@ func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, r store.De
 			return nil
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'pending' AND seq NOT IN (
-			SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'pending' ORDER BY seq DESC LIMIT ?)`,
+			SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'pending' ORDER BY seq DESC LIMIT `+limitArg+`)`,
 			d.WebhookID, d.WebhookID, store.DeliveryLogSize)
 		return err
 	})
@@ -164,7 +164,7 @@ func (s *Store) Deliveries(ctx context.Context, accountID, webhookID string, lim
 	if _, err := s.Webhook(ctx, accountID, webhookID); err != nil {
 		return nil, err
 	}
-	rows, err := s.query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?`,
+	rows, err := s.query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT `+limitArg,
 		webhookID, store.ClampDeliveries(limit))
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
@@ -183,7 +183,7 @@ func (s *Store) Deliveries(ctx context.Context, accountID, webhookID string, lim
 
 func (s *Store) PendingWebhooks(ctx context.Context, before time.Time, limit int) ([]string, error) {
 	rows, err := s.query(ctx, `SELECT DISTINCT webhook_id FROM webhook_deliveries
-		WHERE status = 'pending' AND created_at < ? LIMIT ?`, millis(before), limit)
+		WHERE status = 'pending' AND created_at < ? LIMIT `+limitArg, millis(before), limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending webhooks: %w", err)
 	}
