@@ -16,6 +16,10 @@ type jobHooks struct {
 	SyncSource func(ctx context.Context, sourceID string) error
 	EnqueueDue func(ctx context.Context) error
 	EmbedAgent func(ctx context.Context, accountID, agentID string) error
+	// FlushWebhook and SweepWebhooks are the webhooks service's
+	// (webhooks.Service.FlushJob, Sweep).
+	FlushWebhook  func(ctx context.Context, webhookID string) error
+	SweepWebhooks func(ctx context.Context) error
 }
 
 // openJobs opens the background job queue on the store's database (its
@@ -26,6 +30,7 @@ func openJobs(ctx context.Context, cfg config.Config, log *slog.Logger, hooks jo
 		DB: cfg.DB, Logger: log,
 		Workers: cfg.Jobs.Workers, RescueAfter: cfg.Jobs.RescueAfter, StopGrace: cfg.Jobs.StopGrace,
 		SyncSource: hooks.SyncSource, EnqueueDue: hooks.EnqueueDue, EmbedAgent: hooks.EmbedAgent,
+		FlushWebhook: hooks.FlushWebhook, SweepWebhooks: hooks.SweepWebhooks,
 	})
 }
 

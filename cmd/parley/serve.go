@@ -21,6 +21,7 @@ import (
 	"parley/internal/demo"
 	"parley/internal/domain"
 	"parley/internal/embed"
+	"parley/internal/jobs"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/outbound"
@@ -30,6 +31,7 @@ import (
 	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
+	"parley/internal/webhooks"
 	"parley/internal/widgetapi"
 )
 
@@ -83,6 +85,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// closures over the service's variable.
 	var sourceSvc *sources.Service
 	var hybrid *agent.Hybrid // set below, before the queue starts
+	var hooks *webhooks.Service
 	queue, err := openJobs(ctx, cfg, log, jobHooks{
 		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
 		EmbedAgent: func(ctx context.Context, accountID, agentID string) error {
@@ -92,6 +95,10 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 			_, err := sourceSvc.EnqueueDue(ctx, time.Now())
 			return err
 		},
+		FlushWebhook: func(ctx context.Context, id string) error {
+			return hooks.FlushJob(jobs.Snooze)(ctx, id)
+		},
+		SweepWebhooks: func(ctx context.Context) error { return hooks.Sweep(ctx) },
 	})
 	if err != nil {
 		return fmt.Errorf("opening the job queue: %w", redact.Error(err))
@@ -156,6 +163,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// URLs tenants supply go through the outbound guard; the instance's
 	// own (PARLEY_LLM_BASE_URL) does not.
 	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
+	// Signed webhooks: deliveries are flushed on the job queue (the hooks
+	// above), through the outbound guard.
+	hooks = webhooks.New(webhooks.Options{Store: st, Queue: queue, Guard: guard, Logger: log})
 	// Embeddings for hybrid retrieval (docs/agent.md); with no model
 	// configured, instance-wide or by an agent, nothing is embedded.
 	var embedder *embed.Embedder
@@ -174,6 +184,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
+		Emitter: hooks,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -202,7 +213,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc),
+		Manage:    manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithWebhooks(hooks),
 		Limiter:   limiter,
 		ClientIP:  resolver,
 		Registry:  reg,

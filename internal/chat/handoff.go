@@ -39,12 +39,19 @@ func (s *Service) Release(ctx context.Context, accountID, conversationID string)
 }
 
 func (s *Service) setMode(ctx context.Context, accountID, id string, m domain.Mode) (bool, error) {
-	if _, err := s.operatorConversation(ctx, accountID, id); err != nil {
+	conv, err := s.operatorConversation(ctx, accountID, id)
+	if err != nil {
 		return false, err
 	}
 	changed, err := s.store.SetMode(ctx, id, m)
 	if err == nil && changed {
 		s.changed(accountID, id)
+		conv.Mode = m
+		typ := eventConversationTakenOver
+		if m == domain.ModeAI {
+			typ = eventConversationReleased
+		}
+		s.emitConversation(ctx, typ, conv, "")
 	}
 	return changed, err
 }
@@ -59,6 +66,7 @@ func (s *Service) TakeOverAs(ctx context.Context, accountID, conversationID stri
 	conv, won, err := s.store.TakeOver(ctx, conversationID, u.ID, UserOperator(u).Name)
 	if err == nil && won {
 		s.changed(accountID, conversationID)
+		s.emitConversation(ctx, eventConversationTakenOver, conv, UserOperator(u).Name)
 	}
 	return conv, won, err
 }
@@ -125,7 +133,8 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	if err != nil {
 		return domain.Message{}, err
 	}
-	if _, err := s.operatorConversation(ctx, accountID, conversationID); err != nil {
+	before, err := s.operatorConversation(ctx, accountID, conversationID)
+	if err != nil {
 		return domain.Message{}, err
 	}
 	n := store.NewMessage{
@@ -135,10 +144,15 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	if op.UserID != "" {
 		n.AssigneeID, n.AssigneeName = op.UserID, name
 	}
-	msg, _, err := s.store.AddMessage(ctx, n)
+	msg, conv, err := s.store.AddMessage(ctx, n)
 	if err != nil {
 		return domain.Message{}, err
 	}
 	s.changed(accountID, conversationID)
+	if before.Mode != domain.ModeHuman {
+		// The reply took the conversation from the AI.
+		s.emitConversation(ctx, eventConversationTakenOver, conv, name)
+	}
+	s.emitMessage(ctx, conv, n)
 	return msg, nil
 }

@@ -43,6 +43,7 @@ type Service struct {
 	surges    *surge.Detector
 	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
 	maxMessages int
+	emitter     Emitter // nil: no events (events.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -73,6 +74,9 @@ type Options struct {
 	// MaxMessages caps the messages of one conversation; past it chat
 	// answers domain.ErrConversationFull. Default DefaultMaxMessages.
 	MaxMessages int
+	// Emitter is told of conversations started, messages, waits,
+	// takeovers and releases (the account's webhooks); nil: no one.
+	Emitter Emitter
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -94,6 +98,7 @@ func New(o Options) *Service {
 		longReads: make(chan struct{}, longPollReaders),
 
 		maxMessages: o.MaxMessages,
+		emitter:     o.Emitter,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages

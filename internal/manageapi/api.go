@@ -9,6 +9,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sources"
 	"parley/internal/store"
+	"parley/internal/webhooks"
 )
 
 // Store is what the API reads from the store itself: the account behind
@@ -23,10 +24,11 @@ type Store interface {
 }
 
 type API struct {
-	store   Store
-	chat    *chat.Service
-	agents  *agentadmin.Service // agents, widget keys and knowledge: their rules
-	sources *sources.Service    // website sources: their rules; nil: the routes answer 404
+	store    Store
+	chat     *chat.Service
+	agents   *agentadmin.Service // agents, widget keys and knowledge: their rules
+	sources  *sources.Service    // website sources: their rules; nil: the routes answer 404
+	webhooks *webhooks.Service   // signed webhooks: their rules; nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

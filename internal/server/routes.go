@@ -49,6 +49,12 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /api/v1/visitors/{id}/export", m.Auth(m.ExportVisitor))
 	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
+	mux.HandleFunc("POST /api/v1/webhooks", m.Auth(m.CreateWebhook))
+	mux.HandleFunc("GET /api/v1/webhooks", m.Auth(m.ListWebhooks))
+	mux.HandleFunc("GET /api/v1/webhooks/{id}", m.Auth(m.GetWebhook))
+	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", m.Auth(m.DeleteWebhook))
+	mux.HandleFunc("GET /api/v1/webhooks/{id}/deliveries", m.Auth(m.WebhookDeliveries))
+	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", m.Auth(m.TestWebhook))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
 	// Operations and pages.
