@@ -156,9 +156,7 @@ func TestChatEvents(t *testing.T) {
 	if _, err := svc.TakeOver(ctx, ag.AccountID, in.ConversationID); err != nil {
 		t.Fatal(err)
 	}
-	if err := hooks.Flush(ctx, w.ID); err != nil {
-		t.Fatal(err)
-	}
+	flushAll(t, fixture{svc: hooks, clock: c}, w.ID)
 	var got []string
 	for _, g := range rcv.all() {
 		verify(t, w.Secret, g)

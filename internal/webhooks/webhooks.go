@@ -68,6 +68,9 @@ const (
 	// itself again, so a long queue does not hold a worker past its
 	// timeout.
 	batch = 50
+	// Recheck is how soon a flush that sent something looks again for
+	// events that came while it ran (Flush).
+	Recheck = time.Second
 )
 
 // DefaultBackoff are the waits after the 1st, 2nd, ... failed attempt of a
@@ -323,9 +326,9 @@ type Retry struct{ After time.Duration }
 func (r *Retry) Error() string { return "webhooks: retry in " + r.After.String() }
 
 // Flush sends the endpoint's pending deliveries, oldest first, until none
-// is left (nil), one fails and must wait (*Retry), or a batch is sent
-// (*Retry with After 0: queue again at once). A gone endpoint has nothing
-// to send.
+// is left (nil when it found none at all, else *Retry after Recheck to look
+// again), one fails and must wait (*Retry), or a batch is sent (*Retry
+// with After 0: run again at once). A gone endpoint has nothing to send.
 func (s *Service) Flush(ctx context.Context, webhookID string) error {
 	w, err := s.o.Store.WebhookByID(ctx, webhookID)
 	if errors.Is(err, domain.ErrNotFound) {
@@ -333,9 +336,18 @@ func (s *Service) Flush(ctx context.Context, webhookID string) error {
 	} else if err != nil {
 		return err
 	}
-	for range batch {
+	for i := range batch {
 		d, err := s.o.Store.NextDelivery(ctx, webhookID)
 		if errors.Is(err, domain.ErrNotFound) {
+			if i > 0 {
+				// An event added while this flush ran found it queued
+				// (running) and queued nothing; it may have come after
+				// the read above. Look once more shortly: a flush ends
+				// only after a run that found nothing to send, which
+				// leaves a window of milliseconds rather than a whole
+				// delivery's; the sweep covers that.
+				return &Retry{After: Recheck}
+			}
 			return nil
 		} else if err != nil {
 			return err
