@@ -65,6 +65,9 @@ type envOptions struct {
 	// with Parley's defaults, counted in memory on the clock.
 	initLimits bool
 	maxMsgs    int           // the cap on messages per conversation; 0: the default
+	// emitter is the chat service's webhook emitter, made over the
+	// environment's store; nil: none (BenchmarkChatHandlerWebhooks).
+	emitter func(st store.Store) chat.Emitter
 	bounds     domain.Bounds // knowledge per agent, agents per account; zero: none
 	// Parking (parking.go): the lot, how many inits make a crowd, and a
 	// wrapper around the store the chat service uses (to hold its writes).
@@ -131,8 +134,12 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	if o.chatStore != nil {
 		chatStore = o.chatStore(st)
 	}
+	var emitter chat.Emitter
+	if o.emitter != nil {
+		emitter = o.emitter(st)
+	}
 	e.chat = chat.New(chat.Options{Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
-		InitLimits: initLimits, MaxMessages: o.maxMsgs})
+		InitLimits: initLimits, MaxMessages: o.maxMsgs, Emitter: emitter})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {
