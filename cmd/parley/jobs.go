@@ -19,6 +19,10 @@ type jobHooks struct {
 	EmbedAgent func(ctx context.Context, accountID, agentID string) error
 	// Purge is the retention service's daily purge (retention.Service.Run).
 	Purge func(ctx context.Context) error
+	// FlushWebhook and SweepWebhooks are the webhooks service's
+	// (webhooks.Service.FlushJob, Sweep).
+	FlushWebhook  func(ctx context.Context, webhookID string) error
+	SweepWebhooks func(ctx context.Context) error
 }
 
 // openJobs opens the background job queue on the store's database (its
@@ -30,6 +34,7 @@ func openJobs(ctx context.Context, cfg config.Config, log *slog.Logger, hooks jo
 		Workers: cfg.Jobs.Workers, RescueAfter: cfg.Jobs.RescueAfter, StopGrace: cfg.Jobs.StopGrace,
 		SyncSource: hooks.SyncSource, EnqueueDue: hooks.EnqueueDue, EmbedAgent: hooks.EmbedAgent,
 		Purge: hooks.Purge, PurgeNext: retention.NextPurge,
+		FlushWebhook: hooks.FlushWebhook, SweepWebhooks: hooks.SweepWebhooks,
 	})
 }
 

@@ -22,6 +22,7 @@ import (
 	"parley/internal/demo"
 	"parley/internal/domain"
 	"parley/internal/embed"
+	"parley/internal/jobs"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/origins"
@@ -33,6 +34,7 @@ import (
 	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
+	"parley/internal/webhooks"
 	"parley/internal/widgetapi"
 )
 
@@ -89,6 +91,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// Per-account retention (issue 18): the queue's daily purge job and
 	// the account settings of the API and dashboard share this service.
 	retentionSvc := &retention.Service{Store: st, Logger: log}
+	var hooks *webhooks.Service
 	queue, err := openJobs(ctx, cfg, log, jobHooks{
 		Purge:      retentionSvc.Run,
 		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
@@ -99,6 +102,10 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 			_, err := sourceSvc.EnqueueDue(ctx, time.Now())
 			return err
 		},
+		FlushWebhook: func(ctx context.Context, id string) error {
+			return hooks.FlushJob(jobs.Snooze)(ctx, id)
+		},
+		SweepWebhooks: func(ctx context.Context) error { return hooks.Sweep(ctx) },
 	})
 	if err != nil {
 		return fmt.Errorf("opening the job queue: %w", redact.Error(err))
@@ -163,6 +170,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// URLs tenants supply go through the outbound guard; the instance's
 	// own (PARLEY_LLM_BASE_URL) does not.
 	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
+	// Signed webhooks: deliveries are flushed on the job queue (the hooks
+	// above), through the outbound guard.
+	hooks = webhooks.New(webhooks.Options{Store: st, Queue: queue, Guard: guard, Logger: log})
 	// Embeddings for hybrid retrieval (docs/agent.md); with no model
 	// configured, instance-wide or by an agent, nothing is embedded.
 	var embedder *embed.Embedder
@@ -190,6 +200,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
 		Audit: auditLog, Origins: seenOrigins,
+		Emitter: hooks,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -221,7 +232,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

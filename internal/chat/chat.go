@@ -77,6 +77,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 		return ChatResult{}, err
 	}
 	s.changed(conv.AccountID, conv.ID)
+	s.emitMessage(ctx, conv, visitor)
 	if conv.Mode == domain.ModeHuman {
 		return ChatResult{Handoff: true}, nil
 	}
@@ -98,7 +99,8 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	_, _, err = s.store.AddMessage(ctx, s.aiMessage(conv.ID, reply, wantsHuman))
+	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	_, conv, err = s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
 	}
@@ -106,6 +108,10 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 		return ChatResult{}, err
 	}
 	s.changed(conv.AccountID, conv.ID)
+	s.emitMessage(ctx, conv, aiMsg)
+	if wantsHuman {
+		s.emitConversation(ctx, eventConversationWaiting, conv, "")
+	}
 	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
 }
 
@@ -120,6 +126,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		_, conv, err := s.store.AddMessage(context.WithoutCancel(ctx), visitor)
 		if err == nil {
 			s.changed(conv.AccountID, conv.ID)
+			s.emitMessage(ctx, conv, visitor)
 		}
 		return err
 	}
@@ -141,13 +148,19 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	conv, stored, err := s.store.AddExchange(ctx, visitor, s.aiMessage(conv.ID, reply, wantsHuman))
+	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	conv, stored, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
 	}
 	s.changed(conv.AccountID, conv.ID)
+	s.emitMessage(ctx, conv, visitor)
 	if !stored {
 		return ChatResult{Handoff: true}, nil
+	}
+	s.emitMessage(ctx, conv, aiMsg)
+	if wantsHuman {
+		s.emitConversation(ctx, eventConversationWaiting, conv, "")
 	}
 	if onDelta != nil && !wantsHuman {
 		// The handoff message is no answer of the agent's: like the

@@ -40,7 +40,8 @@ func (s *Service) Release(ctx context.Context, accountID, conversationID string)
 }
 
 func (s *Service) setMode(ctx context.Context, accountID, id string, m domain.Mode) (bool, error) {
-	if _, err := s.operatorConversation(ctx, accountID, id); err != nil {
+	conv, err := s.operatorConversation(ctx, accountID, id)
+	if err != nil {
 		return false, err
 	}
 	changed, err := s.store.SetMode(ctx, id, m)
@@ -51,6 +52,12 @@ func (s *Service) setMode(ctx context.Context, accountID, id string, m domain.Mo
 			action = audit.ConversationRelease
 		}
 		s.audit.Record(ctx, accountID, action, audit.Target("conversation", id))
+		conv.Mode = m
+		typ := eventConversationTakenOver
+		if m == domain.ModeAI {
+			typ = eventConversationReleased
+		}
+		s.emitConversation(ctx, typ, conv, "")
 	}
 	return changed, err
 }
@@ -66,6 +73,7 @@ func (s *Service) TakeOverAs(ctx context.Context, accountID, conversationID stri
 	if err == nil && won {
 		s.changed(accountID, conversationID)
 		s.audit.Record(ctx, accountID, audit.ConversationTakeover, audit.Target("conversation", conversationID))
+		s.emitConversation(ctx, eventConversationTakenOver, conv, UserOperator(u).Name)
 	}
 	return conv, won, err
 }
@@ -132,7 +140,8 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	if err != nil {
 		return domain.Message{}, err
 	}
-	if _, err := s.operatorConversation(ctx, accountID, conversationID); err != nil {
+	before, err := s.operatorConversation(ctx, accountID, conversationID)
+	if err != nil {
 		return domain.Message{}, err
 	}
 	n := store.NewMessage{
@@ -142,11 +151,16 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	if op.UserID != "" {
 		n.AssigneeID, n.AssigneeName = op.UserID, name
 	}
-	msg, _, err := s.store.AddMessage(ctx, n)
+	msg, conv, err := s.store.AddMessage(ctx, n)
 	if err != nil {
 		return domain.Message{}, err
 	}
 	s.changed(accountID, conversationID)
 	s.audit.Record(ctx, accountID, audit.ConversationReply, audit.Target("conversation", conversationID))
+	if before.Mode != domain.ModeHuman {
+		// The reply took the conversation from the AI.
+		s.emitConversation(ctx, eventConversationTakenOver, conv, name)
+	}
+	s.emitMessage(ctx, conv, n)
 	return msg, nil
 }

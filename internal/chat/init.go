@@ -76,6 +76,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		return InitResult{}, err
 	}
 	s.notifier.Publish(AccountTopic(conv.AccountID)) // a new row in the inbox
+	s.emitConversation(ctx, eventConversationStarted, conv, "")
 	if s.surges != nil {
 		s.surges.Observe(conv.AccountID)
 	}

@@ -46,6 +46,7 @@ type Service struct {
 	// maxMessages caps each conversation's messages (store.NewMessage.Fits).
 	maxMessages int
 	audit       *audit.Service // takeovers, releases, operator replies; nil: none
+	emitter     Emitter        // nil: no events (events.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -82,6 +83,9 @@ type Options struct {
 	// Origins is told the Origin of each init and chat (origins.Recorder);
 	// nil: none.
 	Origins OriginRecorder
+	// Emitter is told of conversations started, messages, waits,
+	// takeovers and releases (the account's webhooks); nil: no one.
+	Emitter Emitter
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -104,6 +108,7 @@ func New(o Options) *Service {
 
 		maxMessages: o.MaxMessages,
 		origins:     o.Origins,
+		emitter:     o.Emitter,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages

@@ -98,6 +98,18 @@ type Options struct {
 	// PurgeNext is the purge's schedule: the next run after t
 	// (retention.NextPurge). Nil: every 24 hours.
 	PurgeNext func(t time.Time) time.Time
+	// FlushWebhook sends an endpoint's pending deliveries in order
+	// (webhooks.Service.Flush); it returns Snooze to wait for a
+	// delivery's next retry (kinds_webhook.go). Nil fails flush jobs
+	// without retry, saying so.
+	FlushWebhook func(ctx context.Context, webhookID string) error
+	// SweepWebhooks queues flushes of endpoints with deliveries pending
+	// (webhooks.Service.Sweep), every WebhookSweepEvery on the leader.
+	// Nil: no sweep.
+	SweepWebhooks     func(ctx context.Context) error
+	WebhookSweepEvery time.Duration
+	// WebhookTimeout cancels a flush job's context after this long.
+	WebhookTimeout time.Duration
 }
 
 // Queue is the job queue of one Parley instance.
@@ -198,6 +210,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PollInterval == 0 {
 		o.PollInterval = DefaultPollInterval
+	}
+	if o.WebhookSweepEvery == 0 {
+		o.WebhookSweepEvery = DefaultWebhookSweepEvery
+	}
+	if o.WebhookTimeout == 0 {
+		o.WebhookTimeout = min(DefaultWebhookTimeout, o.SyncTimeout)
 	}
 	return o
 }

@@ -36,7 +36,7 @@ func register(o Options) (*river.Workers, []*river.PeriodicJob) {
 		return o.EnqueueDue(ctx)
 	})
 
-	var periodic []*river.PeriodicJob
+	periodic := registerWebhooks(o, w)
 	if o.EnqueueDue != nil {
 		// Only the leader enqueues periodic jobs, so instances do not each
 		// add one; RunOnStart also runs it when an instance becomes the

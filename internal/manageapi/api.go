@@ -14,6 +14,7 @@ import (
 	"parley/internal/retention"
 	"parley/internal/sources"
 	"parley/internal/store"
+	"parley/internal/webhooks"
 )
 
 // Store is what the API reads from the store itself: the account behind
@@ -39,7 +40,8 @@ type API struct {
 	// retention is the account's retention setting (account.go); nil:
 	// the account routes answer 404.
 	retention *retention.Service
-	origins   *origins.Service // the sites widgets were used from; nil: the route answers 404
+	origins   *origins.Service  // the sites widgets were used from; nil: the route answers 404
+	webhooks  *webhooks.Service // signed webhooks: their rules; nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

@@ -68,8 +68,11 @@ type envOptions struct {
 	// initLimits turns on the agents' hourly limits on new conversations
 	// with Parley's defaults, counted in memory on the clock.
 	initLimits bool
-	maxMsgs    int           // the cap on messages per conversation; 0: the default
-	bounds     domain.Bounds // knowledge per agent, agents per account; zero: none
+	maxMsgs    int // the cap on messages per conversation; 0: the default
+	// emitter is the chat service's webhook emitter, made over the
+	// environment's store; nil: none (BenchmarkChatHandlerWebhooks).
+	emitter func(st store.Store) chat.Emitter
+	bounds  domain.Bounds // knowledge per agent, agents per account; zero: none
 	// Parking (parking.go): the lot, how many inits make a crowd, and a
 	// wrapper around the store the chat service uses (to hold its writes).
 	lot          *park.Lot
@@ -135,11 +138,15 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	if o.chatStore != nil {
 		chatStore = o.chatStore(st)
 	}
+	var emitter chat.Emitter
+	if o.emitter != nil {
+		emitter = o.emitter(st)
+	}
 	// The origins recorder as in production (cmd/parley/serve.go).
 	e.origins = origins.NewRecorder(origins.RecorderOptions{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	auditLog := audit.New(audit.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	e.chat = chat.New(chat.Options{Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
-		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins})
+		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins, Emitter: emitter})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {

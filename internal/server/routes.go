@@ -53,6 +53,12 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("PATCH /api/v1/account", m.Auth(m.UpdateAccount))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
 	mux.HandleFunc("GET /api/v1/audit", m.Auth(m.Audit))
+	mux.HandleFunc("POST /api/v1/webhooks", m.Auth(m.CreateWebhook))
+	mux.HandleFunc("GET /api/v1/webhooks", m.Auth(m.ListWebhooks))
+	mux.HandleFunc("GET /api/v1/webhooks/{id}", m.Auth(m.GetWebhook))
+	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", m.Auth(m.DeleteWebhook))
+	mux.HandleFunc("GET /api/v1/webhooks/{id}/deliveries", m.Auth(m.WebhookDeliveries))
+	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", m.Auth(m.TestWebhook))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
 	// Operations and pages.

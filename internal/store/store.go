@@ -48,6 +48,7 @@ type Store interface {
 	AuditLog
 	Retention
 	Origins
+	Webhooks
 }
 
 // Pinger checks that the database answers (the health check).

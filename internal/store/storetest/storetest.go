@@ -91,6 +91,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AuditLog", testAuditLog},
 		{"Retention", testRetention},
 		{"Origins", testOrigins},
+		{"Webhooks", testWebhooks},
+		{"WebhookDeliveries", testWebhookDeliveries},
+		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
