@@ -88,6 +88,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DueSources", testDueSources},
 		{"Vectors", testVectors},
 		{"Visitors", testVisitors},
+		{"IdentitySecrets", testIdentitySecrets},
+		{"ConversationIdentity", testConversationIdentity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
