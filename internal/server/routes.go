@@ -34,6 +34,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("PATCH /api/v1/agents/{id}/knowledge/{item}", m.Auth(m.UpdateKnowledge))
 	mux.HandleFunc("DELETE /api/v1/agents/{id}/knowledge/{item}", m.Auth(m.DeleteKnowledge))
 	mux.HandleFunc("POST /api/v1/agents/{id}/keys", m.Auth(m.CreateKey))
+	mux.HandleFunc("POST /api/v1/agents/{id}/identity-secret", m.Auth(m.RotateIdentitySecret))
 	mux.HandleFunc("POST /api/v1/agents/{id}/sources", m.Auth(m.CreateSource))
 	mux.HandleFunc("GET /api/v1/agents/{id}/sources", m.Auth(m.ListSources))
 	mux.HandleFunc("GET /api/v1/agents/{id}/sources/{sid}", m.Auth(m.GetSource))
