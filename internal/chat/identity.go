@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"slices"
 
 	"parley/internal/domain"
 	"parley/internal/store"
@@ -10,6 +11,10 @@ import (
 // HistoryMessages is how many of a verified visitor's latest messages
 // init hands a new device (the newest ones of their last conversation).
 const HistoryMessages = 50
+
+// historyLookback is how many of a user's latest conversations are looked
+// through for the last one with messages.
+const historyLookback = 10
 
 // History is a verified visitor's previous conversation with the agent,
 // for the widget to show on a new device: its id and its latest messages,
@@ -41,17 +46,20 @@ func (s *Service) history(ctx context.Context, ag domain.Agent, userID string) (
 	if userID == "" {
 		return nil, nil
 	}
-	page, err := s.store.Conversations(ctx, ag.AccountID, store.ConversationFilter{AgentID: ag.ID, UserID: userID, Limit: 1})
-	if err != nil || len(page.Conversations) == 0 {
-		return nil, err
-	}
-	conv := page.Conversations[0]
-	msgs, err := s.store.LatestMessages(ctx, conv.ID, 0, HistoryMessages)
+	// The latest one with messages: a chat opened on another device and
+	// left empty must not hide the last real one.
+	page, err := s.store.Conversations(ctx, ag.AccountID, store.ConversationFilter{AgentID: ag.ID, UserID: userID, Limit: historyLookback})
 	if err != nil {
 		return nil, err
 	}
-	if len(msgs.Messages) == 0 {
+	i := slices.IndexFunc(page.Conversations, func(c domain.Conversation) bool { return !c.LastMessageAt.IsZero() })
+	if i < 0 {
 		return nil, nil
+	}
+	conv := page.Conversations[i]
+	msgs, err := s.store.LatestMessages(ctx, conv.ID, 0, HistoryMessages)
+	if err != nil {
+		return nil, err
 	}
 	return &History{ConversationID: conv.ID, Messages: msgs.Messages}, nil
 }
