@@ -85,6 +85,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("GET /agents/{id}", s.page(d.Owner(d.Agent)))
 	mux.Handle("POST /agents/{id}", s.page(d.Owner(d.UpdateAgent)))
 	mux.Handle("POST /agents/{id}/keys", s.page(d.Owner(d.RotateKey)))
+	mux.Handle("POST /agents/{id}/identity-secret", s.page(d.Owner(d.RotateIdentitySecret)))
 	mux.Handle("POST /agents/{id}/keys/{key}/active", s.page(d.Owner(d.SetKeyActive)))
 	mux.Handle("POST /agents/{id}/knowledge", s.page(d.Owner(d.AddKnowledge)))
 	mux.Handle("POST /agents/{id}/knowledge/{item}", s.page(d.Owner(d.UpdateKnowledge)))
