@@ -25,6 +25,7 @@ type Store interface {
 	store.Agents
 	store.Keys
 	store.Knowledge
+	store.Identities
 }
 
 // Options are a Service's dependencies.

@@ -40,6 +40,8 @@ const (
 	KeyActivate   = "key.activate"
 	KeyDeactivate = "key.deactivate"
 
+	IdentitySecretRotate = "identity_secret.rotate" // an agent's identity secret replaced (old user_hash values stop working)
+
 	SourceCreate = "source.create"
 	SourceDelete = "source.delete"
 

@@ -21,6 +21,9 @@ type InitInput struct {
 	// for the agent's per-address limit; the zero Addr counts as one
 	// unknown address.
 	IP netip.Addr
+	// Identity is who the page says the visitor is (identity.go); the zero
+	// value for an anonymous visitor.
+	Identity domain.Identity
 }
 
 type InitResult struct {
@@ -28,6 +31,10 @@ type InitResult struct {
 	VisitorID      string
 	ChatbotName    string
 	Config         json.RawMessage // public part of the agent's config
+	// Verified: the visitor's user_id was verified. History is then their
+	// latest earlier conversation with the agent, nil when none.
+	Verified bool
+	History  *History
 }
 
 // Init starts a conversation. It counts against the account's monthly
@@ -45,7 +52,18 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if utf8.RuneCountInString(in.PageURL) > MaxPageURLChars {
 		return InitResult{}, domain.Invalid("page_url is longer than 2048 characters")
 	}
+	if err := in.Identity.Check(); err != nil {
+		return InitResult{}, err
+	}
 	ag, err := s.seenAgent(ctx, in.Key, in.Origin)
+	if err != nil {
+		return InitResult{}, err
+	}
+	ident, err := s.identify(ctx, ag, in.Identity)
+	if err != nil {
+		return InitResult{}, err
+	}
+	hist, err := s.history(ctx, ag, ident.UserID)
 	if err != nil {
 		return InitResult{}, err
 	}
@@ -65,6 +83,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		VisitorID: visitor,
 		PageURL:   in.PageURL,
 		CreatedAt: s.now(),
+		Identity:  ident,
 	})
 	switch {
 	case errors.Is(err, domain.ErrQuota):
@@ -85,5 +104,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		VisitorID:      visitor,
 		ChatbotName:    ag.ChatbotName,
 		Config:         ag.Config.Public(),
+		Verified:       ident.Verified,
+		History:        hist,
 	}, nil
 }

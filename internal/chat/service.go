@@ -25,6 +25,7 @@ type Store interface {
 	store.Keys
 	store.Conversations
 	store.Messages
+	store.Identities
 }
 
 // Service is the chat logic over a store, a responder and a notifier.

@@ -44,3 +44,15 @@ func (d *Dashboard) SetKeyActive(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, "/agents/"+id+"?flash="+flash+"#embed", http.StatusSeeOther)
 }
+
+// RotateIdentitySecret gives the agent a new identity secret
+// (agentadmin.Service.RotateIdentitySecret): every user_hash made with
+// the old one is refused from now on.
+func (d *Dashboard) RotateIdentitySecret(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := d.AgentAdmin.RotateIdentitySecret(r.Context(), user(r).AccountID, id); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/agents/"+id+"?flash=identity.rotated#identity", http.StatusSeeOther)
+}

@@ -80,6 +80,10 @@ type agentData struct {
 	QA, Doc   domain.KnowledgeEntry   // the add forms
 	Usage     *kbUsage                // the knowledge against its bounds
 
+	// IdentitySecret is the key of visitors' user_hash (identity
+	// verification), shown to the owner with a Rotate button.
+	IdentitySecret string
+
 	Refused *refusedEndpoint // the LLM endpoint the settings form named leads to a refused address
 	Sources *sourcesView     // the website sources; nil when the instance serves none
 	Origins []origins.Seen   // the sites the widget was used from lately
@@ -113,6 +117,10 @@ func (d *Dashboard) showAgent(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	if data.Keys, err = d.AgentAdmin.Keys(r.Context(), ag.AccountID, ag.ID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if data.IdentitySecret, err = d.AgentAdmin.IdentitySecret(r.Context(), ag.AccountID, ag.ID); err != nil {
 		d.fail(w, r, err)
 		return
 	}

@@ -53,6 +53,7 @@ func agentRoutes(mux *http.ServeMux, d *Dashboard) {
 	mux.HandleFunc("GET /agents/{id}", d.requireOwner(d.Agent))
 	mux.HandleFunc("POST /agents/{id}", d.requireOwner(d.UpdateAgent))
 	mux.HandleFunc("POST /agents/{id}/keys", d.requireOwner(d.RotateKey))
+	mux.HandleFunc("POST /agents/{id}/identity-secret", d.requireOwner(d.RotateIdentitySecret))
 	mux.HandleFunc("POST /agents/{id}/keys/{key}/active", d.requireOwner(d.SetKeyActive))
 	mux.HandleFunc("POST /agents/{id}/knowledge", d.requireOwner(d.AddKnowledge))
 	mux.HandleFunc("POST /agents/{id}/knowledge/{item}", d.requireOwner(d.UpdateKnowledge))

@@ -38,6 +38,9 @@ type settingsForm struct {
 	// and whether a request must name its site ("require_origin").
 	Origins       string
 	RequireOrigin bool
+	// Whether init refuses visitors without a verified identity
+	// ("require_identity").
+	RequireIdentity bool
 }
 
 // endpointFields are one backend's URL, model and API key inputs on the
@@ -120,6 +123,7 @@ func settingsOf(ag domain.Agent) settingsForm {
 	f.Limits = limitsOf(c.Limits)
 	f.Origins = strings.Join(c.AllowedOrigins, "\n")
 	f.RequireOrigin = c.RequireOrigin != nil && *c.RequireOrigin
+	f.RequireIdentity = c.RequireIdentity != nil && *c.RequireIdentity
 	return f
 }
 
@@ -138,6 +142,7 @@ func settingsFrom(r *http.Request) settingsForm {
 	}
 	f.Limits = limitsFrom(r)
 	f.Origins, f.RequireOrigin = v("allowed_origins"), r.PostFormValue("require_origin") != ""
+	f.RequireIdentity = r.PostFormValue("require_identity") != ""
 	return f
 }
 
@@ -221,6 +226,12 @@ func (f settingsForm) config(prev domain.AgentConfig, keys formKeys) (domain.Age
 	if f.RequireOrigin {
 		on := true
 		c.RequireOrigin = &on
+	}
+	// require_identity, like require_origin, is written only when ticked.
+	c.RequireIdentity = nil
+	if f.RequireIdentity {
+		on := true
+		c.RequireIdentity = &on
 	}
 	if err := c.Validate(); err != nil {
 		return c, configMessage(err)

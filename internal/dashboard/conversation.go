@@ -31,6 +31,9 @@ type conversationData struct {
 	// Tokens are the LLM tokens of the conversation's AI replies, on the
 	// full page only (the live part does not show them); zero is not shown.
 	Tokens domain.Tokens
+	// Others are the same verified contact's other conversations (by
+	// user_id across the account), newest first, on the full page only.
+	Others []domain.Conversation
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -90,6 +93,18 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	if data.Tokens, err = d.Store.ConversationTokens(r.Context(), c.ID); err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	if c.Verified && c.UserID != "" {
+		page, err := d.Store.Conversations(r.Context(), c.AccountID, store.ConversationFilter{UserID: c.UserID, Limit: 20})
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		for _, o := range page.Conversations {
+			if o.ID != c.ID {
+				data.Others = append(data.Others, o)
+			}
+		}
 	}
 	d.render(w, r, code, "conversation", view{Title: "conv.title", Nav: "inbox", Error: errKey, Data: data})
 }

@@ -32,6 +32,9 @@ type AgentConfig struct {
 	// the widget (origins.go). Empty: any; RequireOrigin nil is false.
 	AllowedOrigins []string
 	RequireOrigin  *bool
+	// "require_identity": private, init refuses visitors without a
+	// verified user (identity.go). Nil is false.
+	RequireIdentity *bool
 
 	// Extra holds the members Parley does not read, as raw JSON.
 	Extra map[string]json.RawMessage
@@ -108,4 +111,4 @@ const (
 // conversations (no help to a visitor, and a guide to whoever wants to
 // stay just under them), and the allowed origins (the owner's list of
 // sites, of no use to a visitor).
-var privateConfigKeys = []string{ConfigInstructions, ConfigLLM, ConfigLimits, ConfigEmbed, ConfigAllowedOrigins, ConfigRequireOrigin}
+var privateConfigKeys = []string{ConfigInstructions, ConfigLLM, ConfigLimits, ConfigEmbed, ConfigAllowedOrigins, ConfigRequireOrigin, ConfigRequireIdentity}

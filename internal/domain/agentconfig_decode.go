@@ -111,6 +111,7 @@ var knownFields = []configField{
 	embedField,
 	allowedOriginsField,
 	requireOriginField,
+	requireIdentityField,
 }
 
 func isKnownField(k string) bool {

@@ -110,6 +110,13 @@ type Conversation struct {
 	// user's id and name, or empty when taken over through the API.
 	AssigneeID   string
 	AssigneeName string
+	// Who the visitor said they are at init (identity verification):
+	// UserID is set only when verified (Verified true); Name and Email as
+	// the page gave them, verified or not.
+	UserID   string
+	Name     string
+	Email    string
+	Verified bool
 }
 
 // Message is one stored message. Seq orders the messages of the whole

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-var plainName = regexp.MustCompile(`^[a-z]+$`)
+var plainName = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 
 // host is the site that embeds the widget. It listens on its own loopback
 // port, so it is another origin than Parley, as a customer's site is, and

@@ -44,6 +44,8 @@ func Status(err error) (int, ErrorBody) {
 		return http.StatusForbidden, ErrorBody{Error: agentLimit.Error()}
 	case errors.Is(err, domain.ErrKeyInvalid):
 		return http.StatusForbidden, ErrorBody{Error: domain.ErrKeyInvalid.Error()}
+	case errors.Is(err, domain.ErrIdentityRefused):
+		return http.StatusForbidden, ErrorBody{Error: domain.ErrIdentityRefused.Error()}
 	case errors.Is(err, domain.ErrOriginRefused):
 		return http.StatusForbidden, ErrorBody{Error: domain.ErrOriginRefused.Error()}
 	case errors.Is(err, domain.ErrConversationInvalid):

@@ -19,6 +19,9 @@ type agentJSON struct {
 	Knowledge   []domain.KnowledgeEntry `json:"knowledge,omitempty"`
 	CreatedAt   time.Time               `json:"created_at"`
 	UpdatedAt   time.Time               `json:"updated_at"`
+	// IdentitySecret is the agent's key for visitors' user_hash, only in
+	// GET /api/v1/agents/{id} (identity verification).
+	IdentitySecret string `json:"identity_secret,omitempty"`
 }
 
 // agentInput is the body of a create or an update. The rules on its
@@ -77,7 +80,27 @@ func (a *API) GetAgent(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
-	a.writeAgent(w, r, ag, http.StatusOK)
+	out, err := a.agentJSON(r, ag, true)
+	if err == nil {
+		out.IdentitySecret, err = a.agents.IdentitySecret(r.Context(), ag.AccountID, ag.ID)
+	}
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, out)
+}
+
+// RotateIdentitySecret answers with the agent's new identity secret.
+func (a *API) RotateIdentitySecret(w http.ResponseWriter, r *http.Request) {
+	s, err := a.agents.RotateIdentitySecret(r.Context(), account(r).ID, r.PathValue("id"))
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, struct {
+		IdentitySecret string `json:"identity_secret"`
+	}{s})
 }
 
 func (a *API) UpdateAgent(w http.ResponseWriter, r *http.Request) {

@@ -33,6 +33,9 @@ func APIToken() string       { return ID("pt_", 24) }
 func TokenID() string        { return ID("tok_", 10) }
 func KnowledgeID() string    { return ID("kb_", 10) }
 
+// IdentitySecret is an agent's key for visitors' user hashes (256 bits).
+func IdentitySecret() string { return ID("is_", 32) }
+
 // HashToken hashes a high-entropy token for storage. A fast hash is right for
 // random tokens (no dictionary to guess from); passwords use HashPassword.
 func HashToken(token string) []byte {

@@ -147,7 +147,8 @@ func WithKind(e domain.KnowledgeEntry) domain.KnowledgeEntry {
 // Build checks n and makes the conversation as it is created: handled by
 // the AI, with a fresh id and the current time unless n has them.
 func (n NewConversation) Build() (domain.Conversation, error) {
-	if err := CheckText(n.ID, n.AgentID, n.AccountID, n.VisitorID, n.PageURL); err != nil {
+	id := n.Identity
+	if err := CheckText(n.ID, n.AgentID, n.AccountID, n.VisitorID, n.PageURL, id.UserID, id.Name, id.Email); err != nil {
 		return domain.Conversation{}, err
 	}
 	c := domain.Conversation{
@@ -158,6 +159,13 @@ func (n NewConversation) Build() (domain.Conversation, error) {
 		PageURL:   n.PageURL,
 		Mode:      domain.ModeAI,
 		CreatedAt: OrNow(n.CreatedAt),
+		UserID:    id.UserID,
+		Name:      id.Name,
+		Email:     id.Email,
+		Verified:  id.Verified && id.UserID != "",
+	}
+	if !c.Verified {
+		c.UserID = "" // an unverified user id is never kept
 	}
 	if c.ID == "" {
 		c.ID = secret.ConversationID()

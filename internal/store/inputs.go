@@ -53,6 +53,9 @@ type NewConversation struct {
 	VisitorID string
 	PageURL   string
 	CreatedAt time.Time // also decides the billing period
+	// Identity is who the visitor said they are (domain.VerifiedIdentity:
+	// UserID only when verified); the zero value for an anonymous one.
+	Identity domain.VerifiedIdentity
 }
 
 // NewMessage is a message to store.
@@ -108,6 +111,7 @@ type ConversationFilter struct {
 	Mode    domain.Mode // "" for all
 	Waiting *bool       // nil for all; true: only those waiting for a human
 	Search  string      // "" for all; else only those with a message containing it (case-insensitive)
+	UserID  string      // "" for all; else only those of this verified user (identity verification)
 	Limit   int         // 1..100; 0 means 50
 	Before  string      // cursor from ConversationPage.Next; "" for the first page
 }

@@ -49,6 +49,21 @@ type Store interface {
 	Retention
 	Origins
 	Webhooks
+	Identities
+}
+
+// Identities are the agents' identity secrets (identity verification,
+// issue 18). A secret is stored as the LLM keys are, in the clear in the
+// agent's row: the server needs it to check every hash. An agent has none
+// ("") until its owner first asks for it.
+type Identities interface {
+	// IdentitySecret reads the agent's secret, "" when it has none;
+	// domain.ErrNotFound when the agent is not the account's.
+	IdentitySecret(ctx context.Context, accountID, agentID string) (string, error)
+	// SetIdentitySecret stores secret as the agent's and returns the
+	// agent's secret after the write. With onlyIfNone, an agent that has
+	// one keeps it (and that one is returned), so two first readers agree.
+	SetIdentitySecret(ctx context.Context, accountID, agentID, secret string, onlyIfNone bool) (string, error)
 }
 
 // Pinger checks that the database answers (the health check).

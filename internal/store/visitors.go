@@ -7,11 +7,11 @@ import (
 )
 
 // Visitors answer privacy requests about one widget visitor (issue 18):
-// everything stored about them, and erasing it. A visitor is the
-// visitor_id the widget sent; the verified user_id of identity
-// verification does not exist yet, and when it does it is a second key
-// for the same two methods (a VisitorData by user, a delete by user), not
-// a change to these.
+// everything stored about them, and erasing it. A visitor is named by the
+// visitor_id the widget sent or by the verified user_id of identity
+// verification: both methods take the conversations whose visitor_id OR
+// whose verified user_id equals the id given (a user_id is stored only
+// when verified, so an unverified claim never joins them).
 //
 // Only the account's own conversations count: a visitor with none in the
 // account (another account's, or unknown) is domain.ErrNotFound, so the

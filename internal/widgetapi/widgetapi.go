@@ -37,6 +37,11 @@ type initRequest struct {
 	Key       *string `json:"key"`
 	VisitorID string  `json:"visitor_id"`
 	PageURL   string  `json:"page_url"`
+	// Identity verification (optional): docs/widget.md.
+	UserID   string `json:"user_id"`
+	UserHash string `json:"user_hash"`
+	Name     string `json:"name"`
+	Email    string `json:"email"`
 }
 
 type initResponse struct {
@@ -44,6 +49,33 @@ type initResponse struct {
 	VisitorID      string          `json:"visitor_id"`
 	ChatbotName    string          `json:"chatbot_name"`
 	Config         json.RawMessage `json:"config"`
+	// Only for a verified visitor: verified is true, and history is their
+	// latest earlier conversation with the agent when there is one.
+	Verified bool         `json:"verified,omitempty"`
+	History  *historyJSON `json:"history,omitempty"`
+}
+
+type historyJSON struct {
+	ConversationID string           `json:"conversation_id"`
+	Messages       []historyMessage `json:"messages"`
+}
+
+type historyMessage struct {
+	Role         string    `json:"role"`
+	Text         string    `json:"text"`
+	OperatorName string    `json:"operator_name,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+func toHistory(h *chat.History) *historyJSON {
+	if h == nil {
+		return nil
+	}
+	out := &historyJSON{ConversationID: h.ConversationID, Messages: make([]historyMessage, 0, len(h.Messages))}
+	for _, m := range h.Messages {
+		out.Messages = append(out.Messages, historyMessage{Role: string(m.Role), Text: m.Text, OperatorName: m.OperatorName, CreatedAt: m.CreatedAt})
+	}
+	return out
 }
 
 func (a *API) Init(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +88,8 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, domain.Invalid("key is required"))
 		return
 	}
-	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r)})
+	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r),
+		Identity: domain.Identity{UserID: req.UserID, UserHash: req.UserHash, Name: req.Name, Email: req.Email}})
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
@@ -64,6 +97,7 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 	httpx.JSON(w, http.StatusOK, initResponse{
 		ConversationID: res.ConversationID, VisitorID: res.VisitorID,
 		ChatbotName: res.ChatbotName, Config: res.Config,
+		Verified: res.Verified, History: toHistory(res.History),
 	})
 }
 

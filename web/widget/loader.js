@@ -16,8 +16,10 @@
   const ds = me?.dataset || {};
   const key = ds.key;
   // One widget per page: a second copy of the tag must not draw a second
-  // launcher or fight over the same storage.
-  if (!key || !me.src || window.Parley) return;
+  // launcher or fight over the same storage. A page may have defined
+  // Parley as a stub that queues calls (q) until this script runs.
+  const early = window.Parley?.q;
+  if (!key || !me.src || (window.Parley && !early)) return;
 
   // The launcher's name in every language the widget speaks, by language:
   // the build fills it in from the message catalogues (web/i18n, key
@@ -44,6 +46,24 @@
   });
 
   let host, root, launcher, label, sheet, mod, ui, pending;
+
+  // Identity verification (docs/widget.md): who the site says the visitor
+  // is, from data-user-id etc. or Parley('identify', {...}); strings only.
+  let who;
+  const identify = o => {
+    who = {};
+    for (const k of ['user_id', 'user_hash', 'name', 'email']) if (typeof o?.[k] == 'string') who[k] = o[k];
+    mine();
+  };
+  // A transcript kept in this browser is one user's: when the site names
+  // another user (or none after one), it is dropped, not shown.
+  const mine = () => {
+    if (!host || (S.u || '') == (who.user_id || '')) return;
+    for (const k of ['c', 'm', 'cur', 'h', 'q']) delete S[k];
+    S.u = who.user_id;
+    save();
+  };
+  identify({ user_id: ds.userId, user_hash: ds.userHash, name: ds.name, email: ds.email });
 
   // apply styles the launcher (and, through the CSS variables, the panel)
   // from the agent's config as the last init returned it: --pc brand colour,
@@ -75,7 +95,7 @@
 
   const open = (focus = true) => {
     if (!root) return void (pending = focus);
-    ui ||= load().then(m => m.mount({ key, src: me.src, lang, S, save, emit, apply, root, launcher }));
+    ui ||= load().then(m => m.mount({ key, src: me.src, lang, S, save, emit, apply, root, launcher, who: () => who }));
     // Nothing to show if even the fallback failed; the next click tries again.
     ui.then(u => u.open(focus), () => { ui = null; });
   };
@@ -87,6 +107,7 @@
     if (Date.now() - S.x < 864e5) return;
     host = document.createElement('div');
     host.id = 'parley-widget';
+    mine();
     root = host.attachShadow({ mode: 'open' });
     // Constructed stylesheets are not subject to CSP style-src, unlike
     // <style> elements and style attributes.
@@ -111,12 +132,16 @@
     if (pending != null || S.o || (S.o == null && 'open' in ds && ds.open != 'false')) open(!!pending);
   };
 
-  window.Parley = {
+  // Parley('identify', {...}) and Parley('open') as common widgets take
+  // them, and Parley.open() etc. as before.
+  const P = window.Parley = (cmd, ...a) => cmd == 'identify' ? identify(a[0]) : P[cmd]?.(...a);
+  Object.assign(P, {
     open: () => open(),
     close: () => ui?.then(u => u.close()),
     // on returns a function that removes the listener again.
     on: (ev, fn) => ((listeners[ev] ||= []).push(fn), () => listeners[ev] = listeners[ev].filter(f => f != fn)),
-  };
+  });
+  early?.forEach?.(a => P(...a));
   // The page's own loading comes first: reading storage (the first access
   // is a synchronous round trip to the browser process) and drawing the
   // launcher wait until the browser is idle, or a second at most. Safari

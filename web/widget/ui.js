@@ -29,7 +29,7 @@ const h = (tag, cls, text, attrs = {}) => {
 // needs. ctx: key, src (the loader's URL), lang, S (the stored state), save,
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
-export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) {
+export function mount({ key, src, lang, S, save, emit, apply, root, launcher, who }) {
   const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
@@ -157,7 +157,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
   let initP;
   const init = () => initP ||= call('api/widget/init', {
     // Path only: query strings can carry tokens the owner should not see.
-    key, visitor_id: S.v, page_url: location.origin + location.pathname,
+    key, visitor_id: S.v, page_url: location.origin + location.pathname, ...who(),
   }).then(d => {
     Object.assign(S, {
       c: d.conversation_id, v: d.visitor_id || S.v, n: d.chatbot_name,
@@ -166,6 +166,9 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
     save();
     apply();
     named();
+    // A verified visitor new to this browser: their last conversation.
+    const hm = d.history?.messages;
+    if (!S.m.length && Array.isArray(hm)) hm.forEach(m => add({ r: { visitor: 'u', operator: 'o' }[m.role] || 'a', t: '' + m.text, n: m.operator_name }, 1));
     const gr = S.g.greeting;
     if (!S.m.length && gr && typeof gr == 'string') add({ r: 'a', t: gr }, 1);
   }).finally(() => initP = null);
@@ -385,6 +388,9 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher }) 
     log.scrollTop = log.scrollHeight;
     if (focus) box.focus();
     if (S.c) poll();
+    // A signed-in visitor opening the chat in a new browser sees their
+    // history at once (init returns it).
+    else if (who().user_hash && !S.m.length) init().catch(() => { });
     else flush();
     emit('open');
   };

@@ -16,7 +16,8 @@ import (
 )
 
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
-	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name`
+	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name,
+	user_id, visitor_name, visitor_email, verified`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
@@ -24,7 +25,8 @@ func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
 	var last *time.Time // NULL until the first message
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
-		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName}, extra...)
+		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
+		&c.UserID, &c.Name, &c.Email, &c.Verified}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
@@ -75,9 +77,11 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 		}
 
 		if _, err := tx.Exec(ctx, `
-			INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, c.CreatedAt); err != nil {
+			INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
+				user_id, visitor_name, visitor_email, verified)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, c.CreatedAt,
+			c.UserID, c.Name, c.Email, c.Verified); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `
@@ -117,6 +121,9 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	where := []string{"account_id = " + arg(accountID)}
 	if f.AgentID != "" {
 		where = append(where, "agent_id = "+arg(f.AgentID))
+	}
+	if f.UserID != "" {
+		where = append(where, "user_id = "+arg(f.UserID))
 	}
 	if f.Mode != "" {
 		where = append(where, "mode = "+arg(f.Mode))

@@ -16,11 +16,14 @@ import (
 // request, rare and by hand, can afford (an index would cost every
 // conversation's insert).
 func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([]store.VisitorConversation, error) {
+	if visitorID == "" {
+		return nil, domain.ErrNotFound // "" would match every anonymous user_id
+	}
 	if err := store.CheckText(accountID, visitorID); err != nil {
 		return nil, err
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations
-		WHERE account_id = $1 AND visitor_id = $2 ORDER BY created_at, id`, accountID, visitorID)
+		WHERE account_id = $1 AND (visitor_id = $2 OR user_id = $2) ORDER BY created_at, id`, accountID, visitorID)
 	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
 		return scanConversation(row)
 	})
@@ -31,7 +34,7 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 		return nil, domain.ErrNotFound
 	}
 	msgs, err := s.messages(ctx, `SELECT `+messageCols+` FROM messages
-		WHERE conversation_id IN (SELECT id FROM conversations WHERE account_id = $1 AND visitor_id = $2)
+		WHERE conversation_id IN (SELECT id FROM conversations WHERE account_id = $1 AND (visitor_id = $2 OR user_id = $2))
 		ORDER BY conversation_id, seq`, accountID, visitorID)
 	if err != nil {
 		return nil, fmt.Errorf("visitor data: %w", err)
@@ -43,10 +46,13 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 // conversations (ON DELETE CASCADE). Nothing is cached here: every
 // instance's next read of a deleted conversation finds none.
 func (s *Store) DeleteVisitor(ctx context.Context, accountID, visitorID string) error {
+	if visitorID == "" {
+		return domain.ErrNotFound // "" would match every anonymous user_id
+	}
 	if err := store.CheckText(accountID, visitorID); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM conversations WHERE account_id = $1 AND visitor_id = $2`, accountID, visitorID)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM conversations WHERE account_id = $1 AND (visitor_id = $2 OR user_id = $2)`, accountID, visitorID)
 	if err != nil {
 		return fmt.Errorf("delete visitor: %w", dbErr(err))
 	}

@@ -20,7 +20,7 @@ import (
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode, created_at,
 	(SELECT m.created_at FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1),
 	coalesce((SELECT m.text FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1), ''),
-	waiting, misses, assignee_id, assignee_name`
+	waiting, misses, assignee_id, assignee_name, user_id, visitor_name, visitor_email, verified`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
@@ -29,7 +29,8 @@ func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 	var created int64
 	var last sql.NullInt64
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
-		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName}, extra...)
+		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
+		&c.UserID, &c.Name, &c.Email, &c.Verified}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
@@ -72,7 +73,8 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 		}
 
 		if _, err := s.execHot(hotInsertConv,
-			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt)); err != nil {
+			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt),
+			c.UserID, c.Name, c.Email, c.Verified); err != nil {
 			return err
 		}
 		if _, err = s.execHot(hotUpsertUsage,
@@ -99,6 +101,10 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if f.AgentID != "" {
 		where = append(where, "agent_id = ?")
 		args = append(args, f.AgentID)
+	}
+	if f.UserID != "" {
+		where = append(where, "user_id = ?")
+		args = append(args, f.UserID)
 	}
 	if f.Mode != "" {
 		where = append(where, "mode = ?")

@@ -49,8 +49,9 @@ var hotSQL = [hotCount]string{
 	hotSetMisses:  `UPDATE conversations SET misses = ? WHERE id = ?`,
 	hotSetWaiting: `UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`,
 	hotInsertConv: `
-		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
+			user_id, visitor_name, visitor_email, verified)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	hotUpsertUsage: `
 		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
 		VALUES (?, ?, ?, ?, ?)

@@ -15,11 +15,14 @@ import (
 // request, rare and by hand, can afford (an index would cost every
 // conversation's insert).
 func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([]store.VisitorConversation, error) {
-	if err := store.CheckText(accountID, visitorID); err != nil {
+	if visitorID == "" {
+		return nil, domain.ErrNotFound // "" would match every anonymous user_id
+	}
+	if err := store.CheckText(accountID, visitorID, visitorID); err != nil {
 		return nil, err
 	}
 	rows, err := s.query(ctx, `SELECT `+convCols+` FROM conversations
-		WHERE account_id = ? AND visitor_id = ? ORDER BY created_at, id`, accountID, visitorID)
+		WHERE account_id = ? AND (visitor_id = ? OR user_id = ?) ORDER BY created_at, id`, accountID, visitorID, visitorID)
 	if err != nil {
 		return nil, fmt.Errorf("visitor data: %w", err)
 	}
@@ -39,8 +42,8 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 		return nil, domain.ErrNotFound
 	}
 	msgs, err := s.messages(ctx, `SELECT `+messageCols+` FROM messages
-		WHERE conversation_id IN (SELECT id FROM conversations WHERE account_id = ? AND visitor_id = ?)
-		ORDER BY conversation_id, seq`, accountID, visitorID)
+		WHERE conversation_id IN (SELECT id FROM conversations WHERE account_id = ? AND (visitor_id = ? OR user_id = ?))
+		ORDER BY conversation_id, seq`, accountID, visitorID, visitorID)
 	if err != nil {
 		return nil, fmt.Errorf("visitor data: %w", err)
 	}
@@ -52,12 +55,15 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 // conversation and poll caches once the delete commits, so a poll of it
 // afterwards answers as for an unknown conversation.
 func (s *Store) DeleteVisitor(ctx context.Context, accountID, visitorID string) error {
-	if err := store.CheckText(accountID, visitorID); err != nil {
+	if visitorID == "" {
+		return domain.ErrNotFound // "" would match every anonymous user_id
+	}
+	if err := store.CheckText(accountID, visitorID, visitorID); err != nil {
 		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `DELETE FROM conversations
-			WHERE account_id = ? AND visitor_id = ? RETURNING id`, accountID, visitorID)
+			WHERE account_id = ? AND (visitor_id = ? OR user_id = ?) RETURNING id`, accountID, visitorID, visitorID)
 		if err != nil {
 			return err
 		}

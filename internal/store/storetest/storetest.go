@@ -94,6 +94,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Webhooks", testWebhooks},
 		{"WebhookDeliveries", testWebhookDeliveries},
 		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
+		{"IdentitySecrets", testIdentitySecrets},
+		{"ConversationIdentity", testConversationIdentity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
