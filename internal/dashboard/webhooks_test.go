@@ -195,7 +195,7 @@ func TestWebhooksPage(t *testing.T) {
 		t.Fatalf("receiver got %d requests, want 1 (the second waits behind the failed first)", got)
 	}
 	p = b.get(p.location)
-	for _, want := range []string{"A test event is queued", "<code>webhook.test</code>", "status-pending", ">Pending<", "<td>503</td>", `<span lang="en">HTTP 503</span>`, "<td>soon</td>"} {
+	for _, want := range []string{"A test event is queued", "<code>webhook.test</code>", "status-pending", ">Pending<", "<td>503</td>", `<span lang="en">HTTP 503</span>`, "<td>queued</td>"} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("delivery log lacks %q", want)
 		}
