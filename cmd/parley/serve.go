@@ -172,7 +172,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
 	// Signed webhooks: deliveries are flushed on the job queue (the hooks
 	// above), through the outbound guard.
-	hooks = webhooks.New(webhooks.Options{Store: st, Queue: queue, Guard: guard, Logger: log})
+	// The accounts' audit log (issue 18): each service records its actions.
+	auditLog := audit.New(audit.Options{Store: st, Logger: log})
+	hooks = webhooks.New(webhooks.Options{Store: st, Queue: queue, Guard: guard, Logger: log, Audit: auditLog})
 	// Embeddings for hybrid retrieval (docs/agent.md); with no model
 	// configured, instance-wide or by an agent, nothing is embedded.
 	var embedder *embed.Embedder
@@ -193,8 +195,6 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// shutdown (internal/origins).
 	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
 	originSvc := origins.NewService(st, nil)
-	// The accounts' audit log (issue 18): each service records its actions.
-	auditLog := audit.New(audit.Options{Store: st, Logger: log})
 	retentionSvc.Audit = auditLog
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
@@ -222,7 +222,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
-		Audit: auditLog, Origins: originSvc,
+		Audit: auditLog, Origins: originSvc, Webhooks: hooks,
 	})
 	if err != nil {
 		ln.Close()

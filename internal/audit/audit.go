@@ -45,6 +45,10 @@ const (
 	SourceCreate = "source.create"
 	SourceDelete = "source.delete"
 
+	WebhookCreate = "webhook.create" // a signed webhook endpoint registered
+	WebhookDelete = "webhook.delete" // ... removed with its delivery log
+	WebhookTest   = "webhook.test"   // a test event sent to an endpoint
+
 	TokenCreate = "token.create"
 	TokenRevoke = "token.revoke"
 

@@ -29,6 +29,7 @@ import (
 	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
+	"parley/internal/webhooks"
 	dashweb "parley/web/dashboard"
 	"parley/web/i18n"
 )
@@ -83,6 +84,9 @@ type Options struct {
 	// Origins lists the sites agents' widgets were used from, for the
 	// hint under the allowed origins; nil: no hint.
 	Origins *origins.Service
+	// Webhooks are the account's signed webhook endpoints (issue 18),
+	// managed by owners on /webhooks; nil: no such page, its routes 404.
+	Webhooks *webhooks.Service
 }
 
 type Dashboard struct {
@@ -180,6 +184,7 @@ type view struct {
 	ErrorArgs []any
 	Data      any
 	Surge     string // the surge banner's text, "" for none
+	Hooks     bool   // the webhooks page exists (its nav link)
 }
 
 // render writes a page. Pages are never cached and never framed.
@@ -191,6 +196,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 		return
 	}
 	v.Lang = language(r)
+	v.Hooks = d.Webhooks != nil
 	if u, ok := userFrom(r.Context()); ok {
 		v.User = &u
 		v.Surge = d.surgeBanner(r.Context(), v.Lang, u.AccountID)

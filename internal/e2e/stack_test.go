@@ -33,6 +33,7 @@ import (
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/store/sqlite/sqlitetest"
+	"parley/internal/webhooks"
 	"parley/internal/widgetapi"
 )
 
@@ -46,7 +47,15 @@ type stack struct {
 	keys   map[string]string // widget key by agent: "en", "ru"
 	faults *faults
 	hub    *notify.Hub // tells when the dashboard's live stream listens
+	// hooks is the webhooks service of the dashboard's Webhooks page; its
+	// flushes are queued nowhere (noFlush), so deliveries stay pending.
+	hooks *webhooks.Service
 }
+
+// noFlush is a webhooks queue that runs nothing.
+type noFlush struct{}
+
+func (noFlush) EnqueueWebhook(context.Context, string) error { return nil }
 
 // agents are the tests' chatbots. The knowledge-base agent answers the
 // questions below and offers "Talk to a human" to anything else.
@@ -140,8 +149,9 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	if o.sources {
 		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
 	}
+	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}})
+		Retention: &retention.Service{Store: st}, Webhooks: s.hooks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/store/sqlite/sqlitetest"
+	"parley/internal/webhooks"
 	"parley/internal/widgetapi"
 )
 
@@ -161,7 +162,9 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	admin := agentadmin.New(agentadmin.Options{Audit: auditLog, Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
 	sourceSvc := sources.New(sources.Options{Audit: auditLog, Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Audit: auditLog, Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc,
-		Origins: origins.NewService(st, o.clock)})
+		Origins: origins.NewService(st, o.clock),
+		// The webhooks pages as in production; flushes are not run here.
+		Webhooks: webhooks.New(webhooks.Options{Store: st, Queue: noQueue{}, Guard: guard, Audit: auditLog, Logger: quiet})})
 	if err != nil {
 		t.Fatal(err)
 	}

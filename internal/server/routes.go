@@ -116,5 +116,11 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /team/tokens/{id}/revoke", s.page(d.Owner(d.RevokeToken)))
 	mux.Handle("GET /audit", s.page(d.Owner(d.AuditLog)))
 	mux.Handle("POST /team/retention", s.page(d.Owner(d.SetRetention)))
+	mux.Handle("GET /webhooks", s.page(d.Owner(d.WebhooksPage)))
+	mux.Handle("POST /webhooks", s.page(d.Owner(d.CreateWebhook)))
+	mux.Handle("GET /webhooks/{id}", s.page(d.Owner(d.Webhook)))
+	mux.Handle("POST /webhooks/{id}/test", s.page(d.Owner(d.SendTestWebhook)))
+	mux.Handle("GET /webhooks/{id}/delete", s.page(d.Owner(d.DeleteWebhookPage)))
+	mux.Handle("POST /webhooks/{id}/delete", s.page(d.Owner(d.DeleteWebhook)))
 	return mux
 }
