@@ -73,3 +73,21 @@ func TestUsageThresholdEvents(t *testing.T) {
 		t.Fatalf("events\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestEmitWithoutEndpointsIsFree: an account without endpoints (the chat
+// path's common case) costs Emit no allocation once its endpoints are
+// cached: no event is built, no JSON marshalled, nothing stored
+// (docs/benchmarks.md, "Webhooks on the chat path").
+func TestEmitWithoutEndpointsIsFree(t *testing.T) {
+	st, _ := sqlitetest.Agent(t)
+	f := newFixture(t, st)
+	ctx := t.Context()
+	var data any = chat.MessageEvent{Role: "visitor", Text: "hi"}
+	f.svc.Emit(ctx, f.acc.ID, webhooks.MessageCreated, data) // fills the cache
+	if n := testing.AllocsPerRun(100, func() { f.svc.Emit(ctx, f.acc.ID, webhooks.MessageCreated, data) }); n != 0 {
+		t.Fatalf("Emit without endpoints: %v allocations, want 0", n)
+	}
+	if len(f.queue.ids) != 0 {
+		t.Fatalf("flushes queued without endpoints: %v", f.queue.ids)
+	}
+}
