@@ -76,6 +76,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if visitor == "" {
 		visitor = secret.VisitorID()
 	}
+	var crossed []domain.UsageThreshold
 	conv, err := s.store.CreateConversation(ctx, store.NewConversation{
 		ID:        secret.ConversationID(),
 		AgentID:   ag.ID,
@@ -84,6 +85,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		PageURL:   in.PageURL,
 		CreatedAt: s.now(),
 		Identity:  ident,
+		Crossed:   &crossed,
 	})
 	switch {
 	case errors.Is(err, domain.ErrQuota):
@@ -96,6 +98,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	}
 	s.notifier.Publish(AccountTopic(conv.AccountID)) // a new row in the inbox
 	s.emitConversation(ctx, eventConversationStarted, conv, "")
+	s.emitThresholds(ctx, conv.AccountID, crossed)
 	if s.surges != nil {
 		s.surges.Observe(conv.AccountID)
 	}

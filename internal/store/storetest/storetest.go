@@ -29,6 +29,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Accounts", testAccounts},
 		{"AccountLookups", testAccountLookups},
 		{"Limits", testLimits},
+		{"UsageThresholds", testUsageThresholds},
+		{"UsageThresholdsConcurrent", testUsageThresholdsConcurrent},
 		{"APITokens", testAPITokens},
 		{"Agents", testAgents},
 		{"AgentConfig", testAgentConfig},
