@@ -18,6 +18,7 @@ import (
 
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
@@ -83,6 +84,10 @@ type Options struct {
 	// Origins lists the sites agents' widgets were used from, for the
 	// hint under the allowed origins; nil: no hint.
 	Origins *origins.Service
+	// Canned is the account's canned replies and the conversations'
+	// private notes (issue 19); nil: the conversation page has neither and
+	// their routes answer 404.
+	Canned *canned.Service
 }
 
 type Dashboard struct {

@@ -60,6 +60,13 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", m.Auth(m.DeleteWebhook))
 	mux.HandleFunc("GET /api/v1/webhooks/{id}/deliveries", m.Auth(m.WebhookDeliveries))
 	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", m.Auth(m.TestWebhook))
+	mux.HandleFunc("POST /api/v1/canned-replies", m.Auth(m.CreateCanned))
+	mux.HandleFunc("GET /api/v1/canned-replies", m.Auth(m.ListCanned))
+	mux.HandleFunc("GET /api/v1/canned-replies/{id}", m.Auth(m.GetCanned))
+	mux.HandleFunc("PATCH /api/v1/canned-replies/{id}", m.Auth(m.UpdateCanned))
+	mux.HandleFunc("DELETE /api/v1/canned-replies/{id}", m.Auth(m.DeleteCanned))
+	mux.HandleFunc("GET /api/v1/conversations/{id}/notes", m.Auth(m.ListNotes))
+	mux.HandleFunc("POST /api/v1/conversations/{id}/notes", m.Auth(m.AddNote))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
 	// Operations and pages.
