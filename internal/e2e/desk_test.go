@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"parley/internal/canned"
-	"parley/internal/store"
 )
 
 // The operator desk in two browser contexts: a visitor in the widget and
@@ -107,7 +106,6 @@ func TestDeskCannedAndNotes(t *testing.T) {
 	if n, err := s.store.Notes(ctx, owner.AccountID, conv); err != nil || len(n) != 1 {
 		t.Fatalf("notes stored: %v %v", n, err)
 	}
-	var _ store.Note
 
 	// Screenshots of the conversation with its note.
 	dir := t.ArtifactDir()
@@ -128,7 +126,7 @@ func TestDeskCannedAndNotes(t *testing.T) {
 			}
 		}
 	}
-	if l := eval[string](d, `document.querySelector('.note .note-label').textContent`); l != "Личная заметка" {
+	if l := eval[string](d, `document.querySelector('.note .note-label').textContent`); l != "Внутренняя заметка" {
 		t.Fatalf("the Russian label is %q", l)
 	}
 	d.checkConsole()
