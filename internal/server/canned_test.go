@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/domain"
 	"parley/internal/secret"
+	"parley/internal/store"
 )
 
 // The canned replies' API: create, list, read, update, delete, with the
@@ -135,5 +137,78 @@ func TestNotesNeverReachTheWidget(t *testing.T) {
 	}
 	if !sawReply {
 		t.Fatal("no route showed the operator's reply: the check reads nothing")
+	}
+}
+
+// The dashboard's canned replies page: owners add, edit and delete (each
+// in the audit log, by their e-mail); operators see the list without the
+// forms and get 403 on every change; the rule's errors show on the page.
+func TestCannedRepliesDashboard(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	session := func(email string, role domain.UserRole) string {
+		u, err := e.store.UserByEmail(ctx, email)
+		if err != nil {
+			u, err = e.store.CreateUser(ctx, store.NewUser{AccountID: e.account.ID, Email: email, Name: "Op", PasswordHash: "x", Role: role})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := secret.ID("", 32)
+		if err := e.store.CreateSession(ctx, u.ID, secret.HashToken(s), time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	owner, op := session("owner@example.com", domain.UserOwner), session("op-canned@example.com", domain.UserOperator)
+	form := func(s string) map[string]string {
+		return map[string]string{"Cookie": "parley_session=" + s, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/x-www-form-urlencoded"}
+	}
+	body := func(shortcut, lang, text string) string {
+		return url.Values{"shortcut": {shortcut}, "language": {lang}, "text": {text}}.Encode()
+	}
+	if r := e.do("POST", "/canned", body("/Refund", "en", "Hi {{visitor.name}}"), form(owner)); r.status != http.StatusSeeOther || r.header.Get("Location") != "/canned?done=created" {
+		t.Fatalf("owner create: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "/canned", body("refund", "en", "again"), form(owner)); r.status != http.StatusConflict || !strings.Contains(string(r.raw), "A canned reply with this shortcut and language exists.") {
+		t.Fatalf("a second refund/en: %d", r.status)
+	}
+	if r := e.do("POST", "/canned", body("two words", "en", "x"), form(owner)); r.status != http.StatusBadRequest || !strings.Contains(string(r.raw), `value="two words"`) {
+		t.Fatalf("a bad shortcut: %d (the draft must stay)", r.status)
+	}
+	list, err := e.store.CannedReplies(ctx, e.account.ID)
+	if err != nil || len(list) != 1 || list[0].Shortcut != "refund" {
+		t.Fatalf("stored: %+v %v", list, err)
+	}
+	id := list[0].ID
+	if r := e.do("POST", "/canned/"+id, body("refund", "ro", "Bună"), form(owner)); r.status != http.StatusSeeOther {
+		t.Fatalf("owner update: %d %s", r.status, r.raw)
+	}
+
+	page := e.do("GET", "/canned", nil, map[string]string{"Cookie": "parley_session=" + op})
+	if page.status != http.StatusOK || !strings.Contains(string(page.raw), "/refund") || strings.Contains(string(page.raw), `action="/canned"`) {
+		t.Fatalf("the operator's page: %d", page.status)
+	}
+	for _, path := range []string{"/canned", "/canned/" + id, "/canned/" + id + "/delete"} {
+		if r := e.do("POST", path, body("x", "en", "x"), form(op)); r.status != http.StatusForbidden {
+			t.Fatalf("operator POST %s: %d", path, r.status)
+		}
+	}
+	if r := e.do("POST", "/canned/"+id+"/delete", "", form(owner)); r.status != http.StatusSeeOther {
+		t.Fatalf("owner delete: %d %s", r.status, r.raw)
+	}
+	entries, err := e.store.AuditEntries(ctx, e.account.ID, store.AuditFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, en := range entries {
+		if strings.HasPrefix(en.Action, "canned.") {
+			got = append(got, en.Action+" "+en.Actor)
+		}
+	}
+	if want := "canned.delete owner@example.com,canned.update owner@example.com,canned.create owner@example.com"; strings.Join(got, ",") != want {
+		t.Fatalf("audit = %q, want %q", got, want)
 	}
 }
