@@ -137,21 +137,22 @@ func New(o Options) (*Dashboard, error) {
 // funcs are the template helpers.
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"t":     T,
-		"tf":    tf,
-		"time":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
-		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"langs": func() []string { return languages },
-		"eq2":   func(a, b any) bool { return a == b },
-		"short": shorten,
+		"t":         T,
+		"tf":        tf,
+		"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"langs":     func() []string { return languages },
+		"eq2":       func(a, b any) bool { return a == b },
+		"short":     shorten,
+		"hasPrefix": strings.HasPrefix,
+		"list":      func(xs ...string) []string { return xs },
+		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
+		"bidiText":  bidiText,    // the same where only text can go
+		"htmlf":     sprintfHTML, // a message with bidi values in it
+
 		// The canned replies' page (canned.go).
 		"cannedForm":  cannedForm,
 		"cannedLangs": func() []string { return cannedLanguages },
-		"hasPrefix":   strings.HasPrefix,
-		"list":        func(xs ...string) []string { return xs },
-		"bidi":        bidi,        // outside text, bidi controls shown and isolated (bidi.go)
-		"bidiText":    bidiText,    // the same where only text can go
-		"htmlf":       sprintfHTML, // a message with bidi values in it
 	}
 }
 
