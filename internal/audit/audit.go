@@ -25,6 +25,11 @@ const (
 	ConversationTakeover = "conversation.takeover" // an operator or the API took the conversation from the AI
 	ConversationRelease  = "conversation.release"  // handed back to the AI
 	ConversationReply    = "conversation.reply"    // an operator's message
+	ConversationNote     = "conversation.note"     // a private note for the team (issue 19)
+
+	CannedCreate = "canned.create" // a canned reply added
+	CannedUpdate = "canned.update"
+	CannedDelete = "canned.delete"
 
 	VisitorExport = "visitor.export" // everything stored about a visitor was read
 	VisitorDelete = "visitor.delete" // ... and erased

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/store"
@@ -34,6 +35,14 @@ type conversationData struct {
 	// Others are the same verified contact's other conversations (by
 	// user_id across the account), newest first, on the full page only.
 	Others []domain.Conversation
+	// Notes are the team's private notes (issue 19), never shown to the
+	// visitor; Canned the canned replies the reply box expands, picked
+	// for the visitor's language and filled (canned.go). DeskOn: the
+	// dashboard has the canned service (the forms show).
+	Notes     []store.Note
+	Canned    []canned.Suggestion
+	NoteDraft string
+	DeskOn    bool
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -86,6 +95,10 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Conv, data.Messages, data.AgentName, data.Status = c, msgs, ag.ChatbotName, status(c)
 	data.Mine = c.Mode == domain.ModeHuman && c.AssigneeID == user(r).ID
 	data.Holder = c.AssigneeName
+	if err := d.deskExtras(r, &data, ag); err != nil {
+		d.fail(w, r, err)
+		return
+	}
 	if r.URL.Query().Get("partial") == "1" {
 		d.renderPartial(w, r, "conversation", "live", data)
 		return

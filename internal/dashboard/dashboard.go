@@ -18,6 +18,7 @@ import (
 
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
@@ -87,6 +88,10 @@ type Options struct {
 	// Webhooks are the account's signed webhook endpoints (issue 18),
 	// managed by owners on /webhooks; nil: no such page, its routes 404.
 	Webhooks *webhooks.Service
+	// Canned is the account's canned replies and the conversations'
+	// private notes (issue 19); nil: the conversation page has neither and
+	// their routes answer 404.
+	Canned *canned.Service
 }
 
 type Dashboard struct {
@@ -148,6 +153,10 @@ func funcs() template.FuncMap {
 		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
 		"bidiText":  bidiText,    // the same where only text can go
 		"htmlf":     sprintfHTML, // a message with bidi values in it
+
+		// The canned replies' page (canned.go).
+		"cannedForm":  cannedForm,
+		"cannedLangs": func() []string { return cannedLanguages },
 	}
 }
 

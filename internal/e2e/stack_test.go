@@ -15,6 +15,7 @@ import (
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -149,14 +150,15 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	if o.sources {
 		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
 	}
+	cannedSvc := &canned.Service{Store: st}
 	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}, Webhooks: s.hooks})
+		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
-	manage := manageapi.New(st, svc, admin)
+	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc)
 	if sourceSvc != nil {
 		manage = manage.WithSources(sourceSvc)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/origins"
 	"parley/internal/retention"
@@ -42,6 +43,7 @@ type API struct {
 	retention *retention.Service
 	origins   *origins.Service  // the sites widgets were used from; nil: the route answers 404
 	webhooks  *webhooks.Service // signed webhooks: their rules; nil: the routes answer 404
+	canned    *canned.Service   // canned replies and private notes (issue 19); nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

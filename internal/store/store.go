@@ -50,6 +50,8 @@ type Store interface {
 	Origins
 	Webhooks
 	Identities
+	CannedReplies
+	Notes
 }
 
 // Identities are the agents' identity secrets (identity verification,

@@ -98,6 +98,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
 		{"IdentitySecrets", testIdentitySecrets},
 		{"ConversationIdentity", testConversationIdentity},
+		{"CannedReplies", testCannedReplies},
+		{"CannedLimitConcurrent", testCannedLimitConcurrent},
+		{"Notes", testNotes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -266,3 +266,68 @@ document.addEventListener('DOMContentLoaded', () => {
     });
   });
 });
+
+// Canned replies (issue 19): in a reply box with data-canned, a text that
+// is "/" and a shortcut offers the matching replies as a listbox (the
+// server filled their variables for this conversation); Tab or Enter
+// puts the chosen one in place of the shortcut, arrows move, Escape
+// closes. The listener runs in the capture phase, before Enter-to-send.
+document.querySelectorAll('textarea[data-canned]').forEach(ta => {
+  const list = document.getElementById(ta.dataset.canned);
+  if (!list) return;
+  const options = Array.from(list.querySelectorAll('[role="option"]'));
+  let shown = [], active = -1;
+  ta.setAttribute('role', 'combobox');
+  ta.setAttribute('aria-controls', list.id);
+  ta.setAttribute('aria-autocomplete', 'list');
+  ta.setAttribute('aria-expanded', 'false');
+  function query() {
+    const m = /^\/([^\s/]*)$/.exec(ta.value);
+    return m ? m[1].toLowerCase() : null;
+  }
+  function select(i) {
+    active = i;
+    options.forEach(o => o.setAttribute('aria-selected', 'false'));
+    if (i >= 0 && shown[i]) {
+      shown[i].setAttribute('aria-selected', 'true');
+      ta.setAttribute('aria-activedescendant', shown[i].id);
+      shown[i].scrollIntoView({block: 'nearest'});
+    } else {
+      ta.removeAttribute('aria-activedescendant');
+    }
+  }
+  function update() {
+    const q = query();
+    shown = q === null ? [] : options.filter(o => o.dataset.shortcut.startsWith(q));
+    options.forEach(o => { o.hidden = !shown.includes(o); });
+    list.hidden = shown.length === 0;
+    ta.setAttribute('aria-expanded', String(!list.hidden));
+    // An exact shortcut is the one chosen; otherwise the first.
+    const exact = shown.findIndex(o => o.dataset.shortcut === q);
+    select(shown.length ? (exact >= 0 ? exact : 0) : -1);
+  }
+  function insert(o) {
+    ta.value = o.dataset.text;
+    update();
+    ta.focus();
+    ta.setSelectionRange(ta.value.length, ta.value.length);
+  }
+  ta.addEventListener('input', update);
+  ta.addEventListener('keydown', e => {
+    if (list.hidden) return;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const n = shown.length;
+      select((active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+    } else if ((e.key === 'Tab' || e.key === 'Enter') && !e.shiftKey && !e.isComposing && active >= 0) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      insert(shown[active]);
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      list.hidden = true;
+      ta.setAttribute('aria-expanded', 'false');
+    }
+  }, true);
+  options.forEach(o => o.addEventListener('mousedown', e => { e.preventDefault(); insert(o); }));
+});
