@@ -50,6 +50,8 @@ type Store interface {
 	Origins
 	Webhooks
 	Identities
+	VisitorDetails
+	ReadMarks
 }
 
 // Identities are the agents' identity secrets (identity verification,
