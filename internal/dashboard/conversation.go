@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"parley/internal/chat"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -34,6 +35,11 @@ type conversationData struct {
 	// Others are the same verified contact's other conversations (by
 	// user_id across the account), newest first, on the full page only.
 	Others []domain.Conversation
+	// The split view (issue 19), on the full page only: the inbox's list
+	// on the left (its filters from this page's query) and the visitor's
+	// details on the right (nil without a desk service).
+	List    inboxData
+	Details *desk.Details
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -86,6 +92,14 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Conv, data.Messages, data.AgentName, data.Status = c, msgs, ag.ChatbotName, status(c)
 	data.Mine = c.Mode == domain.ModeHuman && c.AssigneeID == user(r).ID
 	data.Holder = c.AssigneeName
+	// The newest messages shown are read: the full page and each live
+	// refresh of it move the user's mark (never an older page's).
+	if d.Desk != nil && before == 0 && len(msgs) > 0 {
+		if err := d.Desk.Seen(r.Context(), user(r).ID, c.ID, msgs[len(msgs)-1].Seq); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
 	if r.URL.Query().Get("partial") == "1" {
 		d.renderPartial(w, r, "conversation", "live", data)
 		return
@@ -105,6 +119,18 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 				data.Others = append(data.Others, o)
 			}
 		}
+	}
+	if data.List, err = d.inboxList(r, c.ID); err != nil && !errors.Is(err, store.ErrBadCursor) {
+		d.fail(w, r, err)
+		return
+	}
+	if d.Desk != nil {
+		det, err := d.Desk.Details(r.Context(), c)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		data.Details = &det
 	}
 	d.render(w, r, code, "conversation", view{Title: "conv.title", Nav: "inbox", Error: errKey, Data: data})
 }

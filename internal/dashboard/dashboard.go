@@ -19,6 +19,7 @@ import (
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
 	"parley/internal/chat"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
@@ -83,6 +84,10 @@ type Options struct {
 	// Origins lists the sites agents' widgets were used from, for the
 	// hint under the allowed origins; nil: no hint.
 	Origins *origins.Service
+	// Desk is the operator desk's visitor details and unread counts
+	// (issue 19); nil: built over Store when it has what the desk needs,
+	// else the inbox shows neither.
+	Desk *desk.Service
 }
 
 type Dashboard struct {
@@ -111,6 +116,9 @@ func New(o Options) (*Dashboard, error) {
 	}
 	if o.ClientIP == nil {
 		o.ClientIP = clientAddr
+	}
+	if ds, ok := o.Store.(desk.Store); ok && o.Desk == nil {
+		o.Desk = desk.New(ds, o.Now)
 	}
 	if o.AgentAdmin == nil {
 		return nil, errors.New("dashboard: Options.AgentAdmin is required")
@@ -144,12 +152,15 @@ func funcs() template.FuncMap {
 		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
 		"bidiText":  bidiText,    // the same where only text can go
 		"htmlf":     sprintfHTML, // a message with bidi values in it
+		// sub hands a shared template (templates/parts) its language, its
+		// list and one row of it.
+		"sub": func(lang string, data any, row any) view { return view{Lang: lang, Data: data, Row: row} },
 	}
 }
 
 // parse builds one template set per page: the layout plus the page.
 func (d *Dashboard) parse() error {
-	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html")
+	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html", "templates/parts/*.html")
 	if err != nil {
 		return err
 	}
@@ -180,6 +191,7 @@ type view struct {
 	ErrorArgs []any
 	Data      any
 	Surge     string // the surge banner's text, "" for none
+	Row       any    // one row of Data, for the shared templates (sub)
 }
 
 // render writes a page. Pages are never cached and never framed.
