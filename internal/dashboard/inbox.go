@@ -95,11 +95,12 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 		return data, err
 	}
 	// Waiting conversations go on top, however old; only on the first
-	// page and when the filters would show them.
+	// page and when the filters would show them, and not in search
+	// results (a second scan of the messages for the same text).
 	var pinned []domain.Conversation
-	if f.Before == "" && (data.Mode == "" || data.Mode == "waiting") {
+	if f.Before == "" && data.Search == "" && (data.Mode == "" || data.Mode == "waiting") {
 		yes := true
-		pf := store.ConversationFilter{AgentID: data.Agent, Search: data.Search, Mode: domain.ModeAI, Waiting: &yes, Limit: maxPinned}
+		pf := store.ConversationFilter{AgentID: data.Agent, Mode: domain.ModeAI, Waiting: &yes, Limit: maxPinned}
 		pp, err := d.Store.Conversations(r.Context(), u.AccountID, pf)
 		if err != nil {
 			return data, err
