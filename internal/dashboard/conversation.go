@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"parley/internal/chat"
-	"parley/internal/desk"
+	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -39,7 +39,7 @@ type conversationData struct {
 	// on the left (its filters from this page's query) and the visitor's
 	// details on the right (nil without a desk service).
 	List    inboxData
-	Details *desk.Details
+	Details *deskview.Details
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -94,8 +94,8 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Holder = c.AssigneeName
 	// The newest messages shown are read: the full page and each live
 	// refresh of it move the user's mark (never an older page's).
-	if d.Desk != nil && before == 0 && len(msgs) > 0 {
-		if err := d.Desk.Seen(r.Context(), user(r).ID, c.ID, msgs[len(msgs)-1].Seq); err != nil {
+	if d.DeskView != nil && before == 0 && len(msgs) > 0 {
+		if err := d.DeskView.Seen(r.Context(), user(r).ID, c.ID, msgs[len(msgs)-1].Seq); err != nil {
 			d.fail(w, r, err)
 			return
 		}
@@ -124,8 +124,8 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 		d.fail(w, r, err)
 		return
 	}
-	if d.Desk != nil {
-		det, err := d.Desk.Details(r.Context(), c)
+	if d.DeskView != nil {
+		det, err := d.DeskView.Details(r.Context(), c)
 		if err != nil {
 			d.fail(w, r, err)
 			return

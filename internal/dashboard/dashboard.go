@@ -19,7 +19,7 @@ import (
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
 	"parley/internal/chat"
-	"parley/internal/desk"
+	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
@@ -84,10 +84,10 @@ type Options struct {
 	// Origins lists the sites agents' widgets were used from, for the
 	// hint under the allowed origins; nil: no hint.
 	Origins *origins.Service
-	// Desk is the operator desk's visitor details and unread counts
+	// DeskView is the operator desk's visitor details and unread counts
 	// (issue 19); nil: built over Store when it has what the desk needs,
 	// else the inbox shows neither.
-	Desk *desk.Service
+	DeskView *deskview.Service
 }
 
 type Dashboard struct {
@@ -117,8 +117,8 @@ func New(o Options) (*Dashboard, error) {
 	if o.ClientIP == nil {
 		o.ClientIP = clientAddr
 	}
-	if ds, ok := o.Store.(desk.Store); ok && o.Desk == nil {
-		o.Desk = desk.New(ds, o.Now)
+	if ds, ok := o.Store.(deskview.Store); ok && o.DeskView == nil {
+		o.DeskView = deskview.New(ds, o.Now)
 	}
 	if o.AgentAdmin == nil {
 		return nil, errors.New("dashboard: Options.AgentAdmin is required")

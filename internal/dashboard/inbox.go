@@ -126,8 +126,8 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 		}
 	}
 	unread := map[string]int{}
-	if d.Desk != nil {
-		if unread, err = d.Desk.Unread(r.Context(), u.ID, ids); err != nil {
+	if d.DeskView != nil {
+		if unread, err = d.DeskView.Unread(r.Context(), u.ID, ids); err != nil {
 			return data, err
 		}
 	}

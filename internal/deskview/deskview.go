@@ -1,8 +1,8 @@
-// Package desk holds the rules of the operator desk's inbox (issue 19)
+// Package deskview holds the rules of the operator desk's inbox (issue 19)
 // that are more than a store read: the visitor details shown beside a
 // conversation and the operators' unread counts. The dashboard calls it;
 // the management API can call the same methods.
-package desk
+package deskview
 
 import (
 	"context"
