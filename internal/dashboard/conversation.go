@@ -8,6 +8,7 @@ import (
 
 	"parley/internal/canned"
 	"parley/internal/chat"
+	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -43,6 +44,11 @@ type conversationData struct {
 	Canned    []canned.Suggestion
 	NoteDraft string
 	DeskOn    bool
+	// The split view (issue 19), on the full page only: the inbox's list
+	// on the left (its filters from this page's query) and the visitor's
+	// details on the right (nil without a desk service).
+	List    inboxData
+	Details *deskview.Details
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -99,6 +105,14 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 		d.fail(w, r, err)
 		return
 	}
+	// The newest messages shown are read: the full page and each live
+	// refresh of it move the user's mark (never an older page's).
+	if d.DeskView != nil && before == 0 && len(msgs) > 0 {
+		if err := d.DeskView.Seen(r.Context(), user(r).ID, c.ID, msgs[len(msgs)-1].Seq); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
 	if r.URL.Query().Get("partial") == "1" {
 		d.renderPartial(w, r, "conversation", "live", data)
 		return
@@ -118,6 +132,18 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 				data.Others = append(data.Others, o)
 			}
 		}
+	}
+	if data.List, err = d.inboxList(r, c.ID); err != nil && !errors.Is(err, store.ErrBadCursor) {
+		d.fail(w, r, err)
+		return
+	}
+	if d.DeskView != nil {
+		det, err := d.DeskView.Details(r.Context(), c)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		data.Details = &det
 	}
 	d.render(w, r, code, "conversation", view{Title: "conv.title", Nav: "inbox", Error: errKey, Data: data})
 }

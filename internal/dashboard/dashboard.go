@@ -20,6 +20,7 @@ import (
 	"parley/internal/audit"
 	"parley/internal/canned"
 	"parley/internal/chat"
+	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
@@ -92,6 +93,10 @@ type Options struct {
 	// private notes (issue 19); nil: the conversation page has neither and
 	// their routes answer 404.
 	Canned *canned.Service
+	// DeskView is the operator desk's visitor details and unread counts
+	// (issue 19); nil: built over Store when it has what the desk needs,
+	// else the inbox shows neither.
+	DeskView *deskview.Service
 }
 
 type Dashboard struct {
@@ -120,6 +125,9 @@ func New(o Options) (*Dashboard, error) {
 	}
 	if o.ClientIP == nil {
 		o.ClientIP = clientAddr
+	}
+	if ds, ok := o.Store.(deskview.Store); ok && o.DeskView == nil {
+		o.DeskView = deskview.New(ds, o.Now)
 	}
 	if o.AgentAdmin == nil {
 		return nil, errors.New("dashboard: Options.AgentAdmin is required")
@@ -157,12 +165,15 @@ func funcs() template.FuncMap {
 		// The canned replies' page (canned.go).
 		"cannedForm":  cannedForm,
 		"cannedLangs": func() []string { return cannedLanguages },
+		// sub hands a shared template (templates/parts) its language, its
+		// list and one row of it.
+		"sub": func(lang string, data any, row any) view { return view{Lang: lang, Data: data, Row: row} },
 	}
 }
 
 // parse builds one template set per page: the layout plus the page.
 func (d *Dashboard) parse() error {
-	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html")
+	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html", "templates/parts/*.html")
 	if err != nil {
 		return err
 	}
@@ -194,6 +205,7 @@ type view struct {
 	Data      any
 	Surge     string // the surge banner's text, "" for none
 	Hooks     bool   // the webhooks page exists (its nav link)
+	Row       any    // one row of Data, for the shared templates (sub)
 }
 
 // render writes a page. Pages are never cached and never framed.

@@ -52,6 +52,8 @@ type Store interface {
 	Identities
 	CannedReplies
 	Notes
+	VisitorDetails
+	ReadMarks
 }
 
 // Identities are the agents' identity secrets (identity verification,

@@ -93,6 +93,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AuditLog", testAuditLog},
 		{"Retention", testRetention},
 		{"Origins", testOrigins},
+		{"VisitorDetails", testVisitorDetails},
+		{"ReadMarks", testReadMarks},
 		{"Webhooks", testWebhooks},
 		{"WebhookDeliveries", testWebhookDeliveries},
 		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
