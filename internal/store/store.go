@@ -50,6 +50,7 @@ type Store interface {
 	Origins
 	Webhooks
 	Identities
+	Offline
 }
 
 // Identities are the agents' identity secrets (identity verification,

@@ -96,6 +96,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
 		{"IdentitySecrets", testIdentitySecrets},
 		{"ConversationIdentity", testConversationIdentity},
+		{"Offline", testOffline},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
