@@ -16,6 +16,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/widget/init", w.Init)
 	mux.HandleFunc("POST /api/widget/chat", w.Chat)
 	mux.HandleFunc("GET /api/widget/poll", w.Poll)
+	// Ours (issue 19): the offline form's address and the CSAT rating.
+	mux.HandleFunc("POST /api/widget/contact", w.Contact)
+	mux.HandleFunc("POST /api/widget/rating", w.Rating)
 	mux.Handle("GET /widget.js", s.widgetJS)
 	// The widget's UI chunk, which the loader imports when the chat first
 	// opens: at its content-hashed name (cached for a year), and at a fixed

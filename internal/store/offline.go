@@ -18,7 +18,8 @@ type Offline interface {
 	// SetVisitorContact stores the name and e-mail address a visitor left
 	// (the offline form) in the conversation's visitor_name and
 	// visitor_email, not verified, and records when (VisitorContact). A
-	// verified conversation keeps its identity: domain.ErrConflict.
+	// verified conversation keeps its verified name and address (only the
+	// time is recorded: the team answers the address it knows).
 	// domain.ErrNotFound when there is no such conversation.
 	SetVisitorContact(ctx context.Context, conversationID, name, email string, at time.Time) error
 	// VisitorContact reads when the visitor left a contact, zero when they

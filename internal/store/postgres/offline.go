@@ -41,12 +41,11 @@ func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, ema
 		if err := tx.QueryRow(ctx, `SELECT verified FROM conversations WHERE id = $1 FOR UPDATE`, conversationID).Scan(&verified); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		if verified {
-			return domain.ErrConflict
-		}
-		if _, err := tx.Exec(ctx, `UPDATE conversations SET visitor_name = $1, visitor_email = $2 WHERE id = $3`,
-			name, email, conversationID); err != nil {
-			return err
+		if !verified {
+			if _, err := tx.Exec(ctx, `UPDATE conversations SET visitor_name = $1, visitor_email = $2 WHERE id = $3`,
+				name, email, conversationID); err != nil {
+				return err
+			}
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO visitor_contacts (conversation_id, given_at) VALUES ($1, $2)
 			ON CONFLICT (conversation_id) DO UPDATE SET given_at = excluded.given_at`, conversationID, at)

@@ -52,13 +52,12 @@ func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, ema
 		if err := tx.QueryRowContext(ctx, `SELECT verified FROM conversations WHERE id = ?`, conversationID).Scan(&verified); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		if verified {
-			return domain.ErrConflict
-		}
-		s.invalidate(cacheEvent{what: forgetConversation, id: conversationID})
-		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET visitor_name = ?, visitor_email = ? WHERE id = ?`,
-			name, email, conversationID); err != nil {
-			return err
+		if !verified {
+			s.invalidate(cacheEvent{what: forgetConversation, id: conversationID})
+			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET visitor_name = ?, visitor_email = ? WHERE id = ?`,
+				name, email, conversationID); err != nil {
+				return err
+			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_contacts (conversation_id, given_at) VALUES (?, ?)
 			ON CONFLICT (conversation_id) DO UPDATE SET given_at = excluded.given_at`, conversationID, millis(at))

@@ -10,7 +10,8 @@ import (
 )
 
 // testOffline: business hours per account; a visitor's contact lands on
-// the conversation unverified and a verified one is kept; the last poll
+// the conversation unverified, and a verified identity is kept (only the
+// time is recorded); the last poll
 // only moves forward; wait alerts per user of the account; one rating per
 // conversation, changeable, summed per period. Other accounts see none of
 // it.
@@ -56,11 +57,12 @@ func testOffline(t *testing.T, s store.Store) {
 	n.Identity = domain.VerifiedIdentity{UserID: "u1", Name: "Ion", Email: "ion@example.com", Verified: true}
 	verified, err := s.CreateConversation(ctx, n)
 	noErr(t, "CreateConversation", err)
-	if err := s.SetVisitorContact(ctx, verified.ID, "Eve", "eve@example.com", base); !errors.Is(err, domain.ErrConflict) {
-		t.Errorf("SetVisitorContact of a verified conversation: %v, want ErrConflict", err)
-	}
-	if got, _ := s.Conversation(ctx, verified.ID); got.Email != "ion@example.com" || !got.Verified {
+	noErr(t, "SetVisitorContact of a verified conversation", s.SetVisitorContact(ctx, verified.ID, "Eve", "eve@example.com", base))
+	if got, _ := s.Conversation(ctx, verified.ID); got.Email != "ion@example.com" || got.Name != "Ion" || !got.Verified {
 		t.Fatalf("verified conversation changed: %+v", got)
+	}
+	if at, _ := s.VisitorContact(ctx, verified.ID); !at.Equal(base) {
+		t.Fatalf("VisitorContact of the verified conversation = %v", at)
 	}
 
 	// The visitor's last poll only moves forward.
