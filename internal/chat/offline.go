@@ -164,4 +164,3 @@ func (s *Service) offlineReplied(ctx context.Context, conv domain.Conversation) 
 func (s *Service) isOffline(ctx context.Context, accountID string) bool {
 	return s.offline != nil && s.offline.Offline(ctx, accountID)
 }
-
