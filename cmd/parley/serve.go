@@ -235,7 +235,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
-		Audit: auditLog, Origins: originSvc,
+		Audit: auditLog, Origins: originSvc, Offline: offlineSvc,
 	})
 	if err != nil {
 		ln.Close()
