@@ -141,8 +141,11 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	if o.smtp != nil {
 		offlineSvc = s.offlineOn(dbPath, o.smtp)
 	}
-	svc := chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages,
-		Offline: offlineSvc})
+	copts := chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages}
+	if offlineSvc != nil {
+		copts.Offline = offlineSvc
+	}
+	svc := chat.New(copts)
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).

@@ -131,6 +131,9 @@ func (s *Service) SetHours(ctx context.Context, accountID string, h hours.Hours)
 // told nobody can answer: outside the account's business hours, or no
 // operator online. Failures count as "not offline".
 func (s *Service) Offline(ctx context.Context, accountID string) bool {
+	if s == nil {
+		return false
+	}
 	h, err := s.Hours(ctx, accountID)
 	if err != nil {
 		s.o.Logger.Warn("offline: business hours", "account", accountID, "err", err)
@@ -186,6 +189,9 @@ func (s *Service) Ratings(ctx context.Context, accountID string, from, to time.T
 // Seen records a visitor's poll, writing at most every AwayAfter/3 per
 // conversation on this instance.
 func (s *Service) Seen(ctx context.Context, conversationID string) {
+	if s == nil {
+		return
+	}
 	now := s.o.Now()
 	if v, ok := s.seen.Load(conversationID); ok && now.Sub(v.(time.Time)) < s.o.AwayAfter/3 {
 		return
@@ -213,7 +219,9 @@ func (s *Service) prune(now time.Time) {
 }
 
 // Waiting is told that a conversation started waiting for a human: each
-// operator with a wait alert gets a job at their minutes.
+// operator with a wait alert gets a job at their minutes. The hooks
+// (Offline, Seen, Waiting, Replied) do nothing on a nil *Service, so a
+// nil one may be handed to chat.Options.
 func (s *Service) Waiting(ctx context.Context, conv domain.Conversation) {
 	if !s.MailEnabled() {
 		return
