@@ -23,6 +23,10 @@ type jobHooks struct {
 	// (webhooks.Service.FlushJob, Sweep).
 	FlushWebhook  func(ctx context.Context, webhookID string) error
 	SweepWebhooks func(ctx context.Context) error
+	// SendWaitAlert and SendReplyMail are the offline service's e-mails
+	// (offline.Service.SendWaitAlert, SendReply).
+	SendWaitAlert func(ctx context.Context, conversationID, userID string) error
+	SendReplyMail func(ctx context.Context, conversationID string) error
 }
 
 // openJobs opens the background job queue on the store's database (its
@@ -35,6 +39,7 @@ func openJobs(ctx context.Context, cfg config.Config, log *slog.Logger, hooks jo
 		SyncSource: hooks.SyncSource, EnqueueDue: hooks.EnqueueDue, EmbedAgent: hooks.EmbedAgent,
 		Purge: hooks.Purge, PurgeNext: retention.NextPurge,
 		FlushWebhook: hooks.FlushWebhook, SweepWebhooks: hooks.SweepWebhooks,
+		SendWaitAlert: hooks.SendWaitAlert, SendReplyMail: hooks.SendReplyMail,
 	})
 }
 

@@ -26,6 +26,7 @@ import (
 	"parley/internal/jobs"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
+	"parley/internal/offline"
 	"parley/internal/origins"
 	"parley/internal/outbound"
 	"parley/internal/park"
@@ -93,6 +94,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// the account settings of the API and dashboard share this service.
 	retentionSvc := &retention.Service{Store: st, Logger: log}
 	var hooks *webhooks.Service
+	var offlineSvc *offline.Service // set below, before the queue starts
 	queue, err := openJobs(ctx, cfg, log, jobHooks{
 		Purge:      retentionSvc.Run,
 		SyncSource: func(ctx context.Context, id string) error { return sourceSvc.RunSync(ctx, id) },
@@ -107,6 +109,8 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 			return hooks.FlushJob(jobs.Snooze)(ctx, id)
 		},
 		SweepWebhooks: func(ctx context.Context) error { return hooks.Sweep(ctx) },
+		SendWaitAlert: func(ctx context.Context, c, u string) error { return offlineSvc.SendWaitAlert(ctx, c, u) },
+		SendReplyMail: func(ctx context.Context, c string) error { return offlineSvc.SendReply(ctx, c) },
 	})
 	if err != nil {
 		return fmt.Errorf("opening the job queue: %w", redact.Error(err))
@@ -197,11 +201,20 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
 	originSvc := origins.NewService(st, nil)
 	retentionSvc.Audit = auditLog
+	// Nobody left waiting (issue 19): business hours, offline answers, the
+	// e-mails (when PARLEY_SMTP_URL is set) and the CSAT report. Presence
+	// (OperatorsOnline) is the desk's other part, wired when it lands.
+	offlineOpts := offline.Options{Store: st, Logger: log, DashboardURL: cfg.BaseURL}
+	if cfg.SMTP != nil {
+		offlineOpts.Mail, offlineOpts.Queue = cfg.SMTP, queue
+		log.Info("e-mail on", "smtp", cfg.SMTP.String())
+	}
+	offlineSvc = offline.New(offlineOpts)
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
 		Audit: auditLog, Origins: seenOrigins,
-		Emitter: hooks,
+		Emitter: hooks, Offline: offlineSvc,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -226,7 +239,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
 		Audit: auditLog, Origins: originSvc, Webhooks: hooks,
-		Canned: cannedSvc,
+		Canned: cannedSvc, Offline: offlineSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -236,7 +249,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).WithOffline(offlineSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

@@ -38,6 +38,10 @@ type ChatResult struct {
 	Response string
 	Options  []string
 	Sources  []domain.SourceRef
+	// Offline: the reply hands over to a person, but none can answer now
+	// (outside business hours or nobody online; Options.Offline): the
+	// widget asks for an e-mail address (Contact).
+	Offline bool
 }
 
 // Chat stores the visitor's message and, while the AI handles the
@@ -116,10 +120,13 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	}
 	s.changed(conv.AccountID, conv.ID)
 	s.emitMessage(ctx, conv, aiMsg)
+	res := ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}
 	if wantsHuman {
 		s.emitConversation(ctx, eventConversationWaiting, conv, "")
+		s.offlineWaiting(ctx, conv)
+		res.Offline = s.isOffline(ctx, conv.AccountID)
 	}
-	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
+	return res, nil
 }
 
 // chatInstant is Chat for an agent whose responder answers from memory
@@ -166,15 +173,18 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		return ChatResult{Handoff: true}, nil
 	}
 	s.emitMessage(ctx, conv, aiMsg)
+	res := ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}
 	if wantsHuman {
 		s.emitConversation(ctx, eventConversationWaiting, conv, "")
+		s.offlineWaiting(ctx, conv)
+		res.Offline = s.isOffline(ctx, conv.AccountID)
 	}
 	if onDelta != nil && !wantsHuman {
 		// The handoff message is no answer of the agent's: like the
 		// stored-first path, it comes in the result only.
 		onDelta(reply.Text)
 	}
-	return ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}, nil
+	return res, nil
 }
 
 // reply is the agent's answer to a visitor's text in a conversation the AI

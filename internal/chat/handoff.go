@@ -162,5 +162,6 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 		s.emitConversation(ctx, eventConversationTakenOver, conv, name)
 	}
 	s.emitMessage(ctx, conv, n)
+	s.offlineReplied(ctx, conv)
 	return msg, nil
 }

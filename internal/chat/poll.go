@@ -28,6 +28,9 @@ type PollResult struct {
 	Messages []domain.Message // operator messages after the cursor, oldest first
 	Cursor   string           // pass as After next time
 	Human    bool             // an operator handles the conversation
+	// Rate: the widget may ask for a rating (AskRating): a person answered
+	// and has handed the conversation back.
+	Rate bool
 }
 
 // Poll returns the operator's messages after the cursor. With a Wait it is

@@ -14,7 +14,11 @@ func (s *Service) pollNow(ctx context.Context, key, origin, convID string, after
 	if err != nil {
 		return PollResult{}, err
 	}
-	return s.pollOnce(ctx, ag.ID, convID, after)
+	res, err := s.pollOnce(ctx, ag.ID, convID, after)
+	if err == nil {
+		s.offlineSeen(ctx, convID)
+	}
+	return res, err
 }
 
 // pollOnce reads what a poll returns now. Most polls find nothing new: the
@@ -44,5 +48,5 @@ func (s *Service) pollOnce(ctx context.Context, agentID, convID string, after in
 			after = msgs[len(msgs)-1].Seq
 		}
 	}
-	return PollResult{Messages: msgs, Cursor: EncodeCursor(after, st.Mode == domain.ModeHuman), Human: st.Mode == domain.ModeHuman}, nil
+	return PollResult{Messages: msgs, Cursor: EncodeCursor(after, st.Mode == domain.ModeHuman), Human: st.Mode == domain.ModeHuman, Rate: AskRating(st)}, nil
 }

@@ -27,6 +27,7 @@ type Store interface {
 	store.Messages
 	store.Identities
 	store.VisitorDetails
+	store.Offline
 }
 
 // Service is the chat logic over a store, a responder and a notifier.
@@ -49,6 +50,7 @@ type Service struct {
 	maxMessages int
 	audit       *audit.Service // takeovers, releases, operator replies; nil: none
 	emitter     Emitter        // nil: no events (events.go)
+	offline     Offline        // nil: none (offline.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -88,6 +90,10 @@ type Options struct {
 	// Emitter is told of conversations started, messages, waits,
 	// takeovers and releases (the account's webhooks); nil: no one.
 	Emitter Emitter
+	// Offline is told of polls, waits and operator replies, and says
+	// whether a visitor asking for a person is offline (offline.Service,
+	// issue 19); nil: none.
+	Offline Offline
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -111,6 +117,7 @@ func New(o Options) *Service {
 		maxMessages: o.MaxMessages,
 		origins:     o.Origins,
 		emitter:     o.Emitter,
+		offline:     o.Offline,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages

@@ -15,6 +15,7 @@ import (
 
 	"parley/internal/clientip"
 	"parley/internal/domain"
+	"parley/internal/mail"
 )
 
 // Config is everything `parley serve` needs.
@@ -50,6 +51,9 @@ type Config struct {
 	MaxMessagesPerConversation int
 	Knowledge                  Knowledge
 	Jobs                       Jobs
+	// SMTP sends the desk's e-mail (issue 19: wait alerts, replies to
+	// offline visitors); nil when PARLEY_SMTP_URL is unset (no e-mail).
+	SMTP *mail.SMTP
 }
 
 // Jobs tunes the background job queue (package jobs, docs/operations.md).
@@ -140,6 +144,8 @@ var settings = []setting{
 	{"jobs-workers", "PARLEY_JOBS_WORKERS", "4", "background jobs (source syncs) this instance runs at once"},
 	{"jobs-rescue-after", "PARLEY_JOBS_RESCUE_AFTER", "1h", "a background job still running this long after it started is taken to be a dead instance's and run again (more than the 35m sync timeout)"},
 	{"jobs-stop-grace", "PARLEY_JOBS_STOP_GRACE", "10s", "on shutdown, how long running background jobs may finish before they are cancelled and queued again"},
+	{"smtp-url", "PARLEY_SMTP_URL", "", "SMTP server for e-mail: smtp://user:pass@host:587 (STARTTLS) or smtps://user:pass@host:465 (implicit TLS); unset: no e-mail"},
+	{"smtp-from", "PARLEY_SMTP_FROM", "", "the From address of Parley's e-mail (Desk <desk@example.com>); required with PARLEY_SMTP_URL"},
 }
 
 // Load parses args (without the command name) over the environment.
@@ -194,6 +200,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (Config, 
 	}
 	if c.Demo, err = strconv.ParseBool(get("demo")); err != nil {
 		errs = append(errs, fmt.Errorf("demo %q: want true or false", get("demo")))
+	}
+	if c.SMTP, err = mail.Parse(get("smtp-url"), get("smtp-from")); err != nil {
+		errs = append(errs, err)
 	}
 	if c.MaxMessagesPerConversation, err = strconv.Atoi(get("max-messages-per-conversation")); err != nil || c.MaxMessagesPerConversation < 1 {
 		errs = append(errs, fmt.Errorf("max messages per conversation %q: want a whole number ≥ 1", get("max-messages-per-conversation")))

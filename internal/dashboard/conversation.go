@@ -49,6 +49,9 @@ type conversationData struct {
 	// details on the right (nil without a desk service).
 	List    inboxData
 	Details *deskview.Details
+	// Rating is the visitor's CSAT rating (issue 19), on the full page
+	// only; nil when none or without Options.Offline.
+	Rating *store.Rating
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -120,6 +123,16 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	if data.Tokens, err = d.Store.ConversationTokens(r.Context(), c.ID); err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	if d.Offline != nil {
+		rt, err := d.Offline.Rating(r.Context(), c.AccountID, c.ID)
+		switch {
+		case err == nil:
+			data.Rating = &rt
+		case !errors.Is(err, domain.ErrNotFound):
+			d.fail(w, r, err)
+			return
+		}
 	}
 	if c.Verified && c.UserID != "" {
 		page, err := d.Store.Conversations(r.Context(), c.AccountID, store.ConversationFilter{UserID: c.UserID, Limit: 20})

@@ -24,6 +24,7 @@ import (
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
+	"parley/internal/offline"
 	"parley/internal/origins"
 	"parley/internal/ratelimit"
 	"parley/internal/retention"
@@ -97,6 +98,9 @@ type Options struct {
 	// (issue 19); nil: built over Store when it has what the desk needs,
 	// else the inbox shows neither.
 	DeskView *deskview.Service
+	// Offline holds business hours, wait alerts and ratings (issue 19);
+	// nil: the conversation page shows no rating.
+	Offline *offline.Service
 }
 
 type Dashboard struct {
@@ -156,6 +160,7 @@ func funcs() template.FuncMap {
 		"langs":     func() []string { return languages },
 		"eq2":       func(a, b any) bool { return a == b },
 		"short":     shorten,
+		"stars":     stars,
 		"hasPrefix": strings.HasPrefix,
 		"list":      func(xs ...string) []string { return xs },
 		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
@@ -256,4 +261,10 @@ func userFrom(ctx context.Context) (domain.User, bool) {
 func user(r *http.Request) domain.User {
 	u, _ := userFrom(r.Context())
 	return u
+}
+
+// stars draws a rating of 1 to 5 as five stars, the rating's filled.
+func stars(n int) string {
+	n = max(0, min(n, 5))
+	return strings.Repeat("★", n) + strings.Repeat("☆", 5-n)
 }

@@ -22,9 +22,12 @@ import (
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/jobs"
+	"parley/internal/mail"
+	"parley/internal/mail/mailtest"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/offline"
 	"parley/internal/outbound"
 	"parley/internal/ratelimit"
 	"parley/internal/retention"
@@ -92,6 +95,10 @@ type stackOptions struct {
 	// llmURL, when set, is the instance's OpenAI-compatible backend (a
 	// fake the test serves): every agent is answered by it.
 	llmURL string
+	// smtp, when set, is the SMTP server (mailtest) the offline service
+	// mails through, on the job queue (River on the stack's SQLite file);
+	// nobody is online and the business hours are not set.
+	smtp *mailtest.Server
 }
 
 func newStackWith(t *testing.T, o stackOptions) *stack {
@@ -140,7 +147,15 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 		backend := llm.New(llm.Config{BaseURL: o.llmURL, Model: "m", MaxRetries: -1}, llm.Deps{Passages: kb.Passages, Logger: quiet})
 		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
 	}
-	svc := chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages})
+	var offlineSvc *offline.Service
+	if o.smtp != nil {
+		offlineSvc = s.offlineOn(dbPath, o.smtp)
+	}
+	copts := chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages}
+	if offlineSvc != nil {
+		copts.Offline = offlineSvc
+	}
+	svc := chat.New(copts)
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).
@@ -159,6 +174,9 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	}
 	t.Cleanup(dash.Stop)
 	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc)
+	if offlineSvc != nil {
+		manage = manage.WithOffline(offlineSvc)
+	}
 	if sourceSvc != nil {
 		manage = manage.WithSources(sourceSvc)
 	}
@@ -188,6 +206,35 @@ func (s *stack) sourcesOn(path string, invalidate func(string)) *sources.Service
 	}
 	svc = sources.New(sources.Options{Store: s.store, Queue: q, Guard: outbound.New(outbound.Options{AllowPrivate: true}),
 		Invalidate: invalidate, Logger: slog.New(slog.DiscardHandler)})
+	if err := q.Start(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { q.Stop(context.Background()) })
+	return svc
+}
+
+// offlineOn is the offline service of a stack mailing through srv: its
+// jobs run on a real queue that polls often, nobody is ever online, and a
+// visitor counts as gone a millisecond after their last poll (the rule's
+// timing is tested in internal/offline with a clock; here the mail must
+// go as soon as the operator replies).
+func (s *stack) offlineOn(path string, srv *mailtest.Server) *offline.Service {
+	s.t.Helper()
+	ctx := context.Background()
+	var svc *offline.Service
+	q, err := jobs.Open(ctx, jobs.Options{DB: path, Logger: slog.New(slog.DiscardHandler), PollInterval: 50 * time.Millisecond,
+		SendWaitAlert: func(ctx context.Context, c, u string) error { return svc.SendWaitAlert(ctx, c, u) },
+		SendReplyMail: func(ctx context.Context, c string) error { return svc.SendReply(ctx, c) }})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	sender, err := mail.Parse(srv.URL(mailtest.Password), "Northwind <help@northwind.example>")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	svc = offline.New(offline.Options{Store: s.store, Mail: sender.WithTLSConfig(srv.ClientTLS), Queue: q, Logger: slog.New(slog.DiscardHandler),
+		OperatorsOnline: func(context.Context, string) (int, error) { return 0, nil },
+		ReplyDelay:      time.Millisecond, AwayAfter: time.Millisecond})
 	if err := q.Start(ctx); err != nil {
 		s.t.Fatal(err)
 	}

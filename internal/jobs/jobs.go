@@ -110,6 +110,13 @@ type Options struct {
 	WebhookSweepEvery time.Duration
 	// WebhookTimeout cancels a flush job's context after this long.
 	WebhookTimeout time.Duration
+
+	// SendWaitAlert mails an operator about a conversation still waiting
+	// for a human (offline.Service.SendWaitAlert); SendReplyMail mails an
+	// offline visitor the transcript (offline.Service.SendReply). An error
+	// is retried (kinds_mail.go). Nil fails those jobs without retry.
+	SendWaitAlert func(ctx context.Context, conversationID, userID string) error
+	SendReplyMail func(ctx context.Context, conversationID string) error
 }
 
 // Queue is the job queue of one Parley instance.

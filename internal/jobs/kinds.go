@@ -36,6 +36,7 @@ func register(o Options) (*river.Workers, []*river.PeriodicJob) {
 		return o.EnqueueDue(ctx)
 	})
 
+	registerMail(o, w)
 	periodic := registerWebhooks(o, w)
 	if o.EnqueueDue != nil {
 		// Only the leader enqueues periodic jobs, so instances do not each

@@ -11,6 +11,7 @@ import (
 	"parley/internal/audit"
 	"parley/internal/canned"
 	"parley/internal/chat"
+	"parley/internal/offline"
 	"parley/internal/origins"
 	"parley/internal/retention"
 	"parley/internal/sources"
@@ -44,6 +45,7 @@ type API struct {
 	origins   *origins.Service  // the sites widgets were used from; nil: the route answers 404
 	webhooks  *webhooks.Service // signed webhooks: their rules; nil: the routes answer 404
 	canned    *canned.Service   // canned replies and private notes (issue 19); nil: the routes answer 404
+	offline   *offline.Service  // business hours and ratings (offline.go); nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

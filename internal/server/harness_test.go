@@ -25,6 +25,7 @@ import (
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
+	"parley/internal/offline"
 	"parley/internal/origins"
 	"parley/internal/outbound"
 	"parley/internal/park"
@@ -147,8 +148,10 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	// The origins recorder as in production (cmd/parley/serve.go).
 	e.origins = origins.NewRecorder(origins.RecorderOptions{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	auditLog := audit.New(audit.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	// The offline rules as in production, without e-mail (internal/offline).
+	offlineSvc := offline.New(offline.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	e.chat = chat.New(chat.Options{Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
-		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins, Emitter: emitter})
+		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins, Emitter: emitter, Offline: offlineSvc})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
 	if o.rateLimit > 0 {
@@ -174,7 +177,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
 		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithCanned(cannedSvc).
-				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }),
+				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }).WithOffline(offlineSvc),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,
 	})

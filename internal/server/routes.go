@@ -16,6 +16,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /api/widget/init", w.Init)
 	mux.HandleFunc("POST /api/widget/chat", w.Chat)
 	mux.HandleFunc("GET /api/widget/poll", w.Poll)
+	// Ours (issue 19): the offline form's address and the CSAT rating.
+	mux.HandleFunc("POST /api/widget/contact", w.Contact)
+	mux.HandleFunc("POST /api/widget/rating", w.Rating)
 	mux.Handle("GET /widget.js", s.widgetJS)
 	// The widget's UI chunk, which the loader imports when the chat first
 	// opens: at its content-hashed name (cached for a year), and at a fixed
@@ -52,6 +55,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("DELETE /api/v1/visitors/{id}", m.Auth(m.DeleteVisitor))
 	mux.HandleFunc("GET /api/v1/account", m.Auth(m.GetAccount))
 	mux.HandleFunc("PATCH /api/v1/account", m.Auth(m.UpdateAccount))
+	mux.HandleFunc("GET /api/v1/business-hours", m.Auth(m.GetBusinessHours))
+	mux.HandleFunc("PUT /api/v1/business-hours", m.Auth(m.SetBusinessHours))
+	mux.HandleFunc("GET /api/v1/ratings", m.Auth(m.GetRatings))
+	mux.HandleFunc("GET /api/v1/conversations/{id}/rating", m.Auth(m.GetConversationRating))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
 	mux.HandleFunc("GET /api/v1/audit", m.Auth(m.Audit))
 	mux.HandleFunc("POST /api/v1/webhooks", m.Auth(m.CreateWebhook))

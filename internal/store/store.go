@@ -54,6 +54,7 @@ type Store interface {
 	Notes
 	VisitorDetails
 	ReadMarks
+	Offline
 }
 
 // Identities are the agents' identity secrets (identity verification,

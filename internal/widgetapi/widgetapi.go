@@ -124,6 +124,10 @@ type aiReply struct {
 	Response         string             `json:"response"`
 	UserReplyOptions []string           `json:"user_reply_options,omitempty"`
 	Sources          []domain.SourceRef `json:"sources,omitempty"`
+	// Offline (ours, issue 19): the reply hands over to a person but none
+	// can answer now; the widget offers the e-mail form (POST
+	// /api/widget/contact). Left out when false.
+	Offline bool `json:"offline,omitempty"`
 }
 
 type handoffReply struct {
@@ -169,7 +173,7 @@ func chatBody(res chat.ChatResult) any {
 	if res.Handoff {
 		return handoffReply{Handoff: "human", Wait: true}
 	}
-	return aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources}
+	return aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources, Offline: res.Offline}
 }
 
 type pollMessage struct {
@@ -184,6 +188,10 @@ type pollResponse struct {
 	Cursor   string        `json:"cursor"`
 	Handoff  string        `json:"handoff,omitempty"`
 	Wait     bool          `json:"wait"`
+	// Rate (ours, issue 19): a person answered and handed the
+	// conversation back; the widget may ask for a rating (POST
+	// /api/widget/rating). Left out when false.
+	Rate bool `json:"rate,omitempty"`
 }
 
 func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
@@ -202,7 +210,7 @@ func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
 		httpx.Error(w, r, err)
 		return
 	}
-	out := pollResponse{Messages: make([]pollMessage, len(res.Messages)), Cursor: res.Cursor, Wait: res.Human}
+	out := pollResponse{Messages: make([]pollMessage, len(res.Messages)), Cursor: res.Cursor, Wait: res.Human, Rate: res.Rate}
 	for i, m := range res.Messages {
 		out.Messages[i] = pollMessage{ID: strconv.FormatInt(m.Seq, 10), Text: m.Text, OperatorName: m.OperatorName, CreatedAt: m.CreatedAt}
 	}

@@ -8,7 +8,7 @@
 // The texts by language: the build fills them in from the message
 // catalogues (web/i18n, keys widget.<name>), each language's joined with
 // '|' in the order of these names, which mount destructures.
-const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources');
+const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated');
 
 // The server's limit, counted in code points as the server counts them.
 const MAX = 2000;
@@ -30,7 +30,7 @@ const h = (tag, cls, text, attrs = {}) => {
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
 export function mount({ key, src, lang, S, save, emit, apply, root, launcher, who }) {
-  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc] = TEXTS[lang].split('|');
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
 
@@ -95,6 +95,8 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
       ...body && { method: 'POST', headers: { 'Content-Type': 'application/json', ...onD && { Accept: 'text/event-stream' } }, body: JSON.stringify(body) },
     });
     if (onD && r.ok && /^text\/event-stream/.test(r.headers.get('Content-Type'))) return events(r, onD);
+    // The offline form and the rating answer 204 without a body.
+    if (r.status == 204) return {};
     const d = await r.json().catch(() => 0);
     if (r.ok && d) return d;
     // The agent does not allow this site (its allowed_origins): the widget
@@ -225,6 +227,8 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
           human(0);
           add({ r: 'a', t: d.response, ...Array.isArray(d.sources) && { l: d.sources } });
           quick(d.user_reply_options);
+          // A person was asked for, but nobody can answer now.
+          if (d.offline) ask(offForm());
         } else if (d.handoff == 'human') {
           // Not a failure: an operator has the conversation (spec).
           human(d.wait !== false);
@@ -276,6 +280,9 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
         }
         if (d.cursor) S.cur = d.cursor;
         human(d.wait);
+        // A person answered and handed back: ask for a rating, once per
+        // conversation.
+        if (d.rate && S.r != c) ask(rateForm(c));
         // A long poll answering at once with nothing new (an old proxy, say)
         // must not become a busy loop against the limit of 30 requests a
         // minute.
@@ -288,6 +295,87 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
       }
     }
     if (polling == c) polling = 0;
+  };
+
+  // ask shows a form under the log (the offline form, the rating) in
+  // place of the one before, its first field focused when the panel has
+  // the focus.
+  const extra = h('div', 'ex');
+  panel.insertBefore(extra, qr);
+  const ask = f => {
+    extra.replaceChildren(f);
+    if (root.activeElement) f.querySelector('input,button')?.focus();
+  };
+  const done = msg => {
+    extra.replaceChildren();
+    add({ r: 's', t: msg }, 1);
+    box.focus();
+  };
+  const field = (label, attrs) => {
+    const l = h('label', '', label);
+    const i = h('input', '', '', attrs);
+    l.append(i);
+    return [l, i];
+  };
+  // offForm asks for an address (and a name) the team can answer at.
+  const offForm = () => {
+    const f = h('form', 'of', '', { 'aria-label': tOff });
+    const [lm, mail] = field(tMail, { type: 'email', required: '', autocomplete: 'email', maxlength: 254 });
+    const [ln, name] = field(tName, { autocomplete: 'name', maxlength: 100 });
+    const err = h('div', 'st', '', { role: 'status' });
+    f.append(h('p', '', tOff), lm, ln, err, h('button', '', tLeave, { type: 'submit' }));
+    f.onsubmit = async e => {
+      e.preventDefault();
+      try {
+        await call('api/widget/contact', { key, conversation_id: S.c, visitor_id: S.v, email: mail.value.trim(), name: name.value.trim() });
+        done(tLeft);
+      } catch (x) {
+        err.textContent = x.s == 400 ? x.message : tErr;
+        mail.focus();
+      }
+    };
+    return f;
+  };
+  // rateForm: five stars as a radio group (arrow keys move, as radios
+  // do), an optional comment, and send.
+  const rateForm = c => {
+    const f = h('form', 'rf', '', { 'aria-label': tRate });
+    const g = h('div', 'rs', '', { role: 'radiogroup', 'aria-label': tRate });
+    let n = 0;
+    const stars = [1, 2, 3, 4, 5].map(i => btn('★', () => pick(i), '', { role: 'radio', 'aria-checked': 'false', 'aria-label': tStar.replace('%d', i), tabindex: i == 1 ? 0 : -1 }));
+    const pick = i => {
+      n = i;
+      stars.forEach((b, j) => {
+        b.setAttribute('aria-checked', j == i - 1);
+        b.tabIndex = j == i - 1 ? 0 : -1;
+        b.classList.toggle('on', j < i);
+      });
+      stars[i - 1].focus();
+    };
+    g.onkeydown = e => {
+      const k = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[e.key];
+      if (k) {
+        e.preventDefault();
+        pick(Math.min(5, Math.max(1, (n || (k > 0 ? 0 : 6)) + k)));
+      }
+    };
+    g.append(...stars);
+    const [lc, cm] = field(tCmt, { maxlength: 1000 });
+    const err = h('div', 'st', '', { role: 'status' });
+    f.append(h('p', '', tRate), g, lc, err, h('button', '', tSend, { type: 'submit' }));
+    f.onsubmit = async e => {
+      e.preventDefault();
+      if (!n) return stars[0].focus();
+      try {
+        await call('api/widget/rating', { key, conversation_id: c, visitor_id: S.v, rating: n, comment: cm.value.trim() });
+        S.r = c;
+        save();
+        done(tRated);
+      } catch (x) {
+        err.textContent = tErr;
+      }
+    };
+    return f;
   };
 
   // add appends to the transcript and the log. quiet: no 'message' event

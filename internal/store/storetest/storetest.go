@@ -103,6 +103,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CannedReplies", testCannedReplies},
 		{"CannedLimitConcurrent", testCannedLimitConcurrent},
 		{"Notes", testNotes},
+		{"Offline", testOffline},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,89 @@
+package server
+
+import (
+	"testing"
+)
+
+// The "nobody left waiting" routes over HTTP: business hours through the
+// management API make the handoff answer offline; the widget's contact
+// and rating routes answer 204, with CORS, and 400/403 on bad input; the
+// rating shows in the API.
+func TestOfflineRoutes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	if r := e.api("GET", "/api/v1/business-hours", nil); r.status != 200 || r.body["enabled"] != false {
+		t.Fatalf("GET business-hours: %d %s", r.status, r.raw)
+	}
+	if r := e.api("PUT", "/api/v1/business-hours", map[string]any{"enabled": true, "time_zone": "Nowhere/Land", "days": []any{}}); r.status != 400 {
+		t.Fatalf("bad zone: %d %s", r.status, r.raw)
+	}
+	conv, _ := e.start()
+	r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "Talk to a human"}, nil)
+	if r.status != 200 || r.body["offline"] != nil {
+		t.Fatalf("handoff, always open: %d %s", r.status, r.raw)
+	}
+	// Enabled with no opening range: closed all week.
+	if r := e.api("PUT", "/api/v1/business-hours", map[string]any{"enabled": true, "time_zone": "Europe/Bucharest", "days": []any{}}); r.status != 200 {
+		t.Fatalf("PUT business-hours: %d %s", r.status, r.raw)
+	}
+	conv, _ = e.start()
+	r = e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "Talk to a human"}, nil)
+	if r.status != 200 || r.body["offline"] != true || r.str("response") == "" {
+		t.Fatalf("handoff outside hours: %d %s", r.status, r.raw)
+	}
+
+	contact := func(body map[string]any) response {
+		t.Helper()
+		return e.do("POST", "/api/widget/contact", body, map[string]string{"Origin": "https://shop.example"})
+	}
+	for _, bad := range []map[string]any{
+		{"conversation_id": conv, "email": "a@example.org"},
+		{"key": e.key, "email": "a@example.org"},
+		{"key": e.key, "conversation_id": conv},
+		{"key": e.key, "conversation_id": conv, "email": "nope"},
+	} {
+		if r := contact(bad); r.status != 400 || r.str("error") == "" {
+			t.Errorf("contact %v: %d %s", bad, r.status, r.raw)
+		}
+	}
+	if r := contact(map[string]any{"key": e.key, "conversation_id": "c_nope", "email": "a@example.org"}); r.status != 403 {
+		t.Errorf("contact of an unknown conversation: %d %s", r.status, r.raw)
+	}
+	r = contact(map[string]any{"key": e.key, "conversation_id": conv, "email": "ana@example.org", "name": "Ana"})
+	if r.status != 204 || r.header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("contact: %d %s %v", r.status, r.raw, r.header)
+	}
+	if c, _ := e.store.Conversation(t.Context(), conv); c.Email != "ana@example.org" || c.Name != "Ana" || c.Verified {
+		t.Fatalf("conversation: %+v", c)
+	}
+
+	rate := map[string]any{"key": e.key, "conversation_id": conv, "rating": 5, "comment": "Thanks"}
+	if r := e.do("POST", "/api/widget/rating", rate, nil); r.status != 400 {
+		t.Fatalf("rating before any operator: %d %s", r.status, r.raw)
+	}
+	e.api("POST", "/api/v1/conversations/"+conv+"/messages", map[string]any{"text": "Hello, Ion here"})
+	e.api("POST", "/api/v1/conversations/"+conv+"/release", nil)
+	if r := e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, nil); r.body["rate"] != true {
+		t.Fatalf("poll after the hand-back: %s", r.raw)
+	}
+	if r := e.do("POST", "/api/widget/rating", map[string]any{"key": e.key, "conversation_id": conv, "rating": 9}, nil); r.status != 400 {
+		t.Fatalf("rating 9: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "/api/widget/rating", map[string]any{"key": e.key, "conversation_id": conv}, nil); r.status != 400 {
+		t.Fatalf("no rating: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "/api/widget/rating", rate, nil); r.status != 204 {
+		t.Fatalf("rating: %d %s", r.status, r.raw)
+	}
+	r = e.api("GET", "/api/v1/conversations/"+conv+"/rating", nil)
+	if r.status != 200 || r.body["rating"] != float64(5) || r.body["comment"] != "Thanks" {
+		t.Fatalf("GET rating: %d %s", r.status, r.raw)
+	}
+	r = e.api("GET", "/api/v1/ratings", nil)
+	if r.status != 200 || r.body["count"] != float64(1) || r.body["average"] != float64(5) {
+		t.Fatalf("GET ratings: %d %s", r.status, r.raw)
+	}
+	if r := e.api("GET", "/api/v1/ratings?from=yesterday", nil); r.status != 400 {
+		t.Fatalf("bad from: %d %s", r.status, r.raw)
+	}
+}
