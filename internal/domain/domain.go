@@ -117,7 +117,19 @@ type Conversation struct {
 	Name     string
 	Email    string
 	Verified bool
+	// Status is open or resolved (the operator desk, issue 19); a new
+	// visitor message reopens a resolved conversation.
+	Status Status
 }
+
+// Status is a conversation's place in the desk's work: open until an
+// operator resolves it.
+type Status string
+
+const (
+	StatusOpen     Status = "open"
+	StatusResolved Status = "resolved"
+)
 
 // Message is one stored message. Seq orders the messages of the whole
 // instance: later messages have larger Seq, which makes it a stable cursor.

@@ -50,6 +50,7 @@ type Store interface {
 	Origins
 	Webhooks
 	Identities
+	Desk
 }
 
 // Identities are the agents' identity secrets (identity verification,

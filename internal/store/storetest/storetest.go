@@ -96,6 +96,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
 		{"IdentitySecrets", testIdentitySecrets},
 		{"ConversationIdentity", testConversationIdentity},
+		{"DeskStatus", testDeskStatus},
+		{"DeskAssign", testDeskAssign},
+		{"DeskPresence", testDeskPresence},
+		{"DeskAutoAssign", testDeskAutoAssign},
+		{"DeskAutoAssignConcurrent", testDeskAutoAssignConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
