@@ -48,6 +48,7 @@ type Service struct {
 	maxMessages int
 	audit       *audit.Service // takeovers, releases, operator replies; nil: none
 	emitter     Emitter        // nil: no events (events.go)
+	desk        Desk           // nil: no desk (desk.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -87,6 +88,9 @@ type Options struct {
 	// Emitter is told of conversations started, messages, waits,
 	// takeovers and releases (the account's webhooks); nil: no one.
 	Emitter Emitter
+	// Desk is told of visitor messages and waits (internal/desk: reopen
+	// and auto-assign); nil: none.
+	Desk Desk
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -110,6 +114,7 @@ func New(o Options) *Service {
 		maxMessages: o.MaxMessages,
 		origins:     o.Origins,
 		emitter:     o.Emitter,
+		desk:        o.Desk,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages
