@@ -20,6 +20,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/dashboard"
 	"parley/internal/demo"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/embed"
 	"parley/internal/jobs"
@@ -196,11 +197,14 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// The accounts' audit log (issue 18): each service records its actions.
 	auditLog := audit.New(audit.Options{Store: st, Logger: log})
 	retentionSvc.Audit = auditLog
+	// The operator desk (issue 19): status, assignment, presence. Chat
+	// tells it of visitor messages (reopen) and waits (auto-assign).
+	deskSvc := desk.New(desk.Options{Store: st, Notifier: hub, Audit: auditLog, Logger: log})
 	chatSvc := chat.New(chat.Options{
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
 		Audit: auditLog, Origins: seenOrigins,
-		Emitter: hooks,
+		Emitter: hooks, Desk: deskSvc,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -222,7 +226,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
-		Audit: auditLog, Origins: originSvc,
+		Audit: auditLog, Origins: originSvc, Desk: deskSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -232,7 +236,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithDesk(deskSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

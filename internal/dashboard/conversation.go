@@ -34,6 +34,10 @@ type conversationData struct {
 	// Others are the same verified contact's other conversations (by
 	// user_id across the account), newest first, on the full page only.
 	Others []domain.Conversation
+	// The operator desk: whether resolve/reopen is offered (a desk is
+	// set), and the team an owner may assign to.
+	Desk      bool
+	Assignees []assignee
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -86,6 +90,13 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Conv, data.Messages, data.AgentName, data.Status = c, msgs, ag.ChatbotName, status(c)
 	data.Mine = c.Mode == domain.ModeHuman && c.AssigneeID == user(r).ID
 	data.Holder = c.AssigneeName
+	data.Desk = d.Desk != nil
+	if data.Desk && user(r).IsOwner() {
+		if data.Assignees, err = d.assignees(r); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
 	if r.URL.Query().Get("partial") == "1" {
 		d.renderPartial(w, r, "conversation", "live", data)
 		return

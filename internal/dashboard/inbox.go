@@ -21,8 +21,11 @@ type inboxData struct {
 	Agent  string // filter values, as sent
 	Mode   string // "", "ai", "human" or "waiting"
 	Search string
-	Next   string // the next page's URL, "" on the last page
-	Live   string // the URL of this page's rows, for live updates
+	// View is the desk's filter (issue 19): "" the open conversations,
+	// "mine", "unassigned", "waiting", "resolved" or "all".
+	View string
+	Next string // the next page's URL, "" on the last page
+	Live string // the URL of this page's rows, for live updates
 }
 
 type inboxRow struct {
@@ -58,6 +61,7 @@ func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
 	default:
 		data.Mode = ""
 	}
+	data.View = inboxView(q.Get("view"), u.ID, &f)
 	page, err := d.Store.Conversations(r.Context(), u.AccountID, f)
 	if errors.Is(err, store.ErrBadCursor) {
 		http.Redirect(w, r, "/inbox", http.StatusSeeOther)
@@ -79,7 +83,7 @@ func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
 		data.Rows = append(data.Rows, inboxRow{Conversation: c, AgentName: names[c.AgentID], Status: status(c)})
 	}
 	filters := url.Values{}
-	for _, k := range []string{"agent", "mode", "q"} {
+	for _, k := range []string{"agent", "mode", "q", "view"} {
 		if v := q.Get(k); v != "" {
 			filters.Set(k, v)
 		}
@@ -111,4 +115,29 @@ func (d *Dashboard) renderPartial(w http.ResponseWriter, r *http.Request, page, 
 	if err != nil {
 		d.Logger.Error("rendering partial", "page", page, "name", name, "err", err)
 	}
+}
+
+// inboxView applies the inbox's view to f and returns it as understood:
+// the open conversations by default (resolved ones leave the list),
+// mine or unassigned among them, those waiting for a human, the resolved
+// ones, or all.
+func inboxView(view, userID string, f *store.ConversationFilter) string {
+	f.Status = domain.StatusOpen
+	switch view {
+	case "mine":
+		f.Assignee = &userID
+	case "unassigned":
+		none := ""
+		f.Assignee = &none
+	case "waiting":
+		yes := true
+		f.Mode, f.Waiting = domain.ModeAI, &yes
+	case "resolved":
+		f.Status = domain.StatusResolved
+	case "all":
+		f.Status = ""
+	default:
+		view = ""
+	}
+	return view
 }

@@ -10,6 +10,7 @@ import (
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
 	"parley/internal/chat"
+	"parley/internal/desk"
 	"parley/internal/origins"
 	"parley/internal/retention"
 	"parley/internal/sources"
@@ -42,6 +43,7 @@ type API struct {
 	retention *retention.Service
 	origins   *origins.Service  // the sites widgets were used from; nil: the route answers 404
 	webhooks  *webhooks.Service // signed webhooks: their rules; nil: the routes answer 404
+	desk      *desk.Service     // the operator desk (desk.go); nil: its routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

@@ -266,3 +266,16 @@ document.addEventListener('DOMContentLoaded', () => {
     });
   });
 });
+
+// Presence (the operator desk): while a dashboard tab is open it says so
+// every 20 s (the server counts an operator online for 60 s after; the
+// inbox's event stream says so too, where a hidden tab's timers are
+// slowed). The away switch comes back to this page.
+document.addEventListener('DOMContentLoaded', () => {
+  const url = document.body.dataset.presence;
+  if (!url) return;
+  const beat = () => fetch(url, {method: 'POST', credentials: 'same-origin'}).catch(() => {});
+  beat();
+  setInterval(beat, 20000);
+  document.querySelectorAll('input[data-back]').forEach(i => { i.value = location.pathname + location.search; });
+});
