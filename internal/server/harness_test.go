@@ -19,6 +19,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/manageapi"
@@ -44,6 +45,7 @@ type env struct {
 	store   store.Store
 	handler http.Handler
 	chat    *chat.Service
+	desk    *desk.Service
 	origins *origins.Recorder
 	reg     *metrics.Registry
 	builds  chan string // agent ids of the knowledge indexes built, for tests that wait for a rebuild
@@ -145,7 +147,8 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	// The origins recorder as in production (cmd/parley/serve.go).
 	e.origins = origins.NewRecorder(origins.RecorderOptions{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	auditLog := audit.New(audit.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
-	e.chat = chat.New(chat.Options{Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
+	e.desk = desk.New(desk.Options{Store: st, Notifier: hub, Audit: auditLog, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	e.chat = chat.New(chat.Options{Desk: e.desk, Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
 		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins, Emitter: emitter})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
@@ -161,13 +164,13 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	admin := agentadmin.New(agentadmin.Options{Audit: auditLog, Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
 	sourceSvc := sources.New(sources.Options{Audit: auditLog, Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Audit: auditLog, Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc,
-		Origins: origins.NewService(st, o.clock)})
+		Origins: origins.NewService(st, o.clock), Desk: e.desk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithDesk(e.desk).
 				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,
