@@ -18,6 +18,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/jobs"
@@ -46,6 +47,7 @@ type stack struct {
 	keys   map[string]string // widget key by agent: "en", "ru"
 	faults *faults
 	hub    *notify.Hub // tells when the dashboard's live stream listens
+	desk   *desk.Service
 }
 
 // agents are the tests' chatbots. The knowledge-base agent answers the
@@ -130,7 +132,9 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 		backend := llm.New(llm.Config{BaseURL: o.llmURL, Model: "m", MaxRetries: -1}, llm.Deps{Passages: kb.Passages, Logger: quiet})
 		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
 	}
-	svc := chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages})
+	s.desk = desk.New(desk.Options{Store: st, Notifier: hub, Logger: quiet})
+	svc := chat.New(chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages,
+		Desk: s.desk})
 	// The server wants its dashboard; the widget tests do not use it.
 	// Agents' LLM endpoints are checked on save as in production (private
 	// addresses refused).
@@ -141,12 +145,12 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
 	}
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}})
+		Retention: &retention.Service{Store: st}, Desk: s.desk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
-	manage := manageapi.New(st, svc, admin)
+	manage := manageapi.New(st, svc, admin).WithDesk(s.desk)
 	if sourceSvc != nil {
 		manage = manage.WithSources(sourceSvc)
 	}
