@@ -15,6 +15,7 @@ import (
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/config"
@@ -173,7 +174,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	guard := outbound.New(outbound.Options{AllowPrivate: cfg.FetchAllowPrivate})
 	// Signed webhooks: deliveries are flushed on the job queue (the hooks
 	// above), through the outbound guard.
-	hooks = webhooks.New(webhooks.Options{Store: st, Queue: queue, Guard: guard, Logger: log})
+	// The accounts' audit log (issue 18): each service records its actions.
+	auditLog := audit.New(audit.Options{Store: st, Logger: log})
+	hooks = webhooks.New(webhooks.Options{Store: st, Queue: queue, Guard: guard, Logger: log, Audit: auditLog})
 	// Embeddings for hybrid retrieval (docs/agent.md); with no model
 	// configured, instance-wide or by an agent, nothing is embedded.
 	var embedder *embed.Embedder
@@ -194,8 +197,6 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	// shutdown (internal/origins).
 	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
 	originSvc := origins.NewService(st, nil)
-	// The accounts' audit log (issue 18): each service records its actions.
-	auditLog := audit.New(audit.Options{Store: st, Logger: log})
 	retentionSvc.Audit = auditLog
 	// The operator desk (issue 19): status, assignment, presence. Chat
 	// tells it of visitor messages (reopen) and waits (auto-assign).
@@ -221,12 +222,15 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Queue: queue, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: invalidate, Logger: log,
 		Audit: auditLog,
 	})
+	// Canned replies and private notes (issue 19), for both front doors.
+	cannedSvc := &canned.Service{Store: st, Audit: auditLog}
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
-		Audit: auditLog, Origins: originSvc, Desk: deskSvc,
+		Audit: auditLog, Origins: originSvc, Webhooks: hooks,
+		Canned: cannedSvc, Desk: deskSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -236,7 +240,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithDesk(deskSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).WithDesk(deskSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

@@ -25,6 +25,11 @@ const (
 	ConversationTakeover = "conversation.takeover" // an operator or the API took the conversation from the AI
 	ConversationRelease  = "conversation.release"  // handed back to the AI
 	ConversationReply    = "conversation.reply"    // an operator's message
+	ConversationNote     = "conversation.note"     // a private note for the team (issue 19)
+
+	CannedCreate = "canned.create" // a canned reply added
+	CannedUpdate = "canned.update"
+	CannedDelete = "canned.delete"
 
 	// The operator desk (issue 19), recorded by internal/desk.
 	ConversationResolve = "conversation.resolve" // marked resolved
@@ -49,6 +54,10 @@ const (
 
 	SourceCreate = "source.create"
 	SourceDelete = "source.delete"
+
+	WebhookCreate = "webhook.create" // a signed webhook endpoint registered
+	WebhookDelete = "webhook.delete" // ... removed with its delivery log
+	WebhookTest   = "webhook.test"   // a test event sent to an endpoint
 
 	TokenCreate = "token.create"
 	TokenRevoke = "token.revoke"

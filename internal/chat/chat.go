@@ -19,6 +19,9 @@ type ChatInput struct {
 	Origin         string // the request's Origin header, "" when none (domain.AgentConfig.CheckOrigin)
 	VisitorID      string // optional; when sent it must be the conversation's visitor
 	Lang           string // one of i18n.Languages; "" means en
+	// PageURL is the page the visitor is on now (optional), added to the
+	// conversation's page history when it changed (issue 19).
+	PageURL string
 	// OnDelta, when set, streams the reply: it is handed the AI's text as
 	// it is written (agent.RespondStream), on the calling goroutine, and
 	// an operator's takeover stops the AI at once (stream.go). The result
@@ -59,6 +62,9 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if err := checkVisitorID(in.VisitorID); err != nil {
 		return ChatResult{}, err
 	}
+	if err := checkPageURL(in.PageURL); err != nil {
+		return ChatResult{}, err
+	}
 	ag, conv, err := s.conversation(ctx, in.Key, in.Origin, in.ConversationID)
 	if err != nil {
 		return ChatResult{}, err
@@ -66,6 +72,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	if in.VisitorID != "" && in.VisitorID != conv.VisitorID {
 		return ChatResult{}, domain.ErrConversationInvalid
 	}
+	s.recordPage(ctx, conv.ID, in.PageURL, s.now())
 
 	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(), MaxMessages: s.maxMessages}
 	if conv.Mode == domain.ModeAI && agent.IsInstant(s.responder, ag) {

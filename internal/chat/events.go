@@ -23,6 +23,7 @@ const (
 	eventConversationWaiting   = "conversation.waiting"
 	eventConversationTakenOver = "conversation.taken_over"
 	eventConversationReleased  = "conversation.released"
+	eventUsageThreshold        = "usage.threshold"
 )
 
 // ConversationEvent is the data of the conversation.* events.
@@ -61,4 +62,27 @@ func (s *Service) emitMessage(ctx context.Context, c domain.Conversation, m stor
 	s.toDesk(ctx, eventMessageCreated, c, m.Role)
 	s.emit(ctx, c.AccountID, eventMessageCreated, MessageEvent{ConversationID: c.ID, AgentID: c.AgentID, Role: string(m.Role),
 		Text: m.Text, OperatorName: m.OperatorName, CreatedAt: store.StoredTime(m.CreatedAt)})
+}
+
+// UsageEvent is the data of usage.threshold: the account crossed one of
+// its thresholds (quota.Threshold*) for the first time in the period.
+// Conversations and Allowance are the allowance's use; OverageCents and
+// SpendCapCents the overage's, with OveragePriceCents (0: overage off).
+type UsageEvent struct {
+	AccountID         string `json:"account_id"`
+	Period            string `json:"period"`
+	Threshold         string `json:"threshold"` // allowance_80, allowance_100 or spend_cap
+	Conversations     int    `json:"conversations"`
+	Allowance         int    `json:"allowance"`
+	OverageCents      int64  `json:"overage_cents"`
+	OveragePriceCents int64  `json:"overage_price_cents"`
+	SpendCapCents     int64  `json:"spend_cap_cents"`
+}
+
+func (s *Service) emitThresholds(ctx context.Context, accountID string, crossed []domain.UsageThreshold) {
+	for _, t := range crossed {
+		s.emit(ctx, accountID, eventUsageThreshold, UsageEvent{AccountID: accountID, Period: t.Usage.Period, Threshold: t.Threshold,
+			Conversations: t.Usage.Conversations, Allowance: t.Limits.MonthlyConversations, OverageCents: t.Usage.OverageCents,
+			OveragePriceCents: t.Limits.OveragePriceCents, SpendCapCents: t.Limits.SpendCapCents})
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/netip"
-	"unicode/utf8"
 
 	"parley/internal/domain"
 	"parley/internal/secret"
@@ -24,6 +23,9 @@ type InitInput struct {
 	// Identity is who the page says the visitor is (identity.go); the zero
 	// value for an anonymous visitor.
 	Identity domain.Identity
+	// Visitor is what the widget tells about the browser, for the desk's
+	// visitor details (visitor.go); the zero value when nothing.
+	Visitor VisitorInfo
 }
 
 type InitResult struct {
@@ -49,8 +51,8 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if err := checkVisitorID(in.VisitorID); err != nil {
 		return InitResult{}, err
 	}
-	if utf8.RuneCountInString(in.PageURL) > MaxPageURLChars {
-		return InitResult{}, domain.Invalid("page_url is longer than 2048 characters")
+	if err := checkPageURL(in.PageURL); err != nil {
+		return InitResult{}, err
 	}
 	if err := in.Identity.Check(); err != nil {
 		return InitResult{}, err
@@ -76,6 +78,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if visitor == "" {
 		visitor = secret.VisitorID()
 	}
+	var crossed []domain.UsageThreshold
 	conv, err := s.store.CreateConversation(ctx, store.NewConversation{
 		ID:        secret.ConversationID(),
 		AgentID:   ag.ID,
@@ -84,6 +87,7 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 		PageURL:   in.PageURL,
 		CreatedAt: s.now(),
 		Identity:  ident,
+		Crossed:   &crossed,
 	})
 	switch {
 	case errors.Is(err, domain.ErrQuota):
@@ -94,8 +98,10 @@ func (s *Service) Init(ctx context.Context, in InitInput) (InitResult, error) {
 	if err != nil {
 		return InitResult{}, err
 	}
+	s.recordVisitor(ctx, conv, in.Visitor, in.PageURL)
 	s.notifier.Publish(AccountTopic(conv.AccountID)) // a new row in the inbox
 	s.emitConversation(ctx, eventConversationStarted, conv, "")
+	s.emitThresholds(ctx, conv.AccountID, crossed)
 	if s.surges != nil {
 		s.surges.Observe(conv.AccountID)
 	}

@@ -26,6 +26,7 @@ type Store interface {
 	store.Conversations
 	store.Messages
 	store.Identities
+	store.VisitorDetails
 }
 
 // Service is the chat logic over a store, a responder and a notifier.

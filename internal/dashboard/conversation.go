@@ -6,7 +6,9 @@ import (
 	"net/url"
 	"strconv"
 
+	"parley/internal/canned"
 	"parley/internal/chat"
+	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/store"
 )
@@ -38,6 +40,19 @@ type conversationData struct {
 	// set), and the team an owner may assign to.
 	Desk      bool
 	Assignees []assignee
+	// Notes are the team's private notes (issue 19), never shown to the
+	// visitor; Canned the canned replies the reply box expands, picked
+	// for the visitor's language and filled (canned.go). DeskOn: the
+	// dashboard has the canned service (the forms show).
+	Notes     []store.Note
+	Canned    []canned.Suggestion
+	NoteDraft string
+	DeskOn    bool
+	// The split view (issue 19), on the full page only: the inbox's list
+	// on the left (its filters from this page's query) and the visitor's
+	// details on the right (nil without a desk service).
+	List    inboxData
+	Details *deskview.Details
 }
 
 // conversation loads one of the signed-in user's account's conversations;
@@ -97,6 +112,18 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 			return
 		}
 	}
+	if err := d.deskExtras(r, &data, ag); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	// The newest messages shown are read: the full page and each live
+	// refresh of it move the user's mark (never an older page's).
+	if d.DeskView != nil && before == 0 && len(msgs) > 0 {
+		if err := d.DeskView.Seen(r.Context(), user(r).ID, c.ID, msgs[len(msgs)-1].Seq); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
 	if r.URL.Query().Get("partial") == "1" {
 		d.renderPartial(w, r, "conversation", "live", data)
 		return
@@ -116,6 +143,18 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 				data.Others = append(data.Others, o)
 			}
 		}
+	}
+	if data.List, err = d.inboxList(r, c.ID); err != nil && !errors.Is(err, store.ErrBadCursor) {
+		d.fail(w, r, err)
+		return
+	}
+	if d.DeskView != nil {
+		det, err := d.DeskView.Details(r.Context(), c)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		data.Details = &det
 	}
 	d.render(w, r, code, "conversation", view{Title: "conv.title", Nav: "inbox", Error: errKey, Data: data})
 }

@@ -18,8 +18,10 @@ import (
 
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/desk"
+	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/notify"
@@ -30,6 +32,7 @@ import (
 	"parley/internal/sources"
 	"parley/internal/store"
 	"parley/internal/surge"
+	"parley/internal/webhooks"
 	dashweb "parley/web/dashboard"
 	"parley/web/i18n"
 )
@@ -87,6 +90,17 @@ type Options struct {
 	// Desk is the operator desk (issue 19): status, assignment, presence;
 	// nil: no resolve, assign or away controls, and their routes 404.
 	Desk *desk.Service
+	// Webhooks are the account's signed webhook endpoints (issue 18),
+	// managed by owners on /webhooks; nil: no such page, its routes 404.
+	Webhooks *webhooks.Service
+	// Canned is the account's canned replies and the conversations'
+	// private notes (issue 19); nil: the conversation page has neither and
+	// their routes answer 404.
+	Canned *canned.Service
+	// DeskView is the operator desk's visitor details and unread counts
+	// (issue 19); nil: built over Store when it has what the desk needs,
+	// else the inbox shows neither.
+	DeskView *deskview.Service
 }
 
 type Dashboard struct {
@@ -115,6 +129,9 @@ func New(o Options) (*Dashboard, error) {
 	}
 	if o.ClientIP == nil {
 		o.ClientIP = clientAddr
+	}
+	if ds, ok := o.Store.(deskview.Store); ok && o.DeskView == nil {
+		o.DeskView = deskview.New(ds, o.Now)
 	}
 	if o.AgentAdmin == nil {
 		return nil, errors.New("dashboard: Options.AgentAdmin is required")
@@ -148,12 +165,19 @@ func funcs() template.FuncMap {
 		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
 		"bidiText":  bidiText,    // the same where only text can go
 		"htmlf":     sprintfHTML, // a message with bidi values in it
+
+		// The canned replies' page (canned.go).
+		"cannedForm":  cannedForm,
+		"cannedLangs": func() []string { return cannedLanguages },
+		// sub hands a shared template (templates/parts) its language, its
+		// list and one row of it.
+		"sub": func(lang string, data any, row any) view { return view{Lang: lang, Data: data, Row: row} },
 	}
 }
 
 // parse builds one template set per page: the layout plus the page.
 func (d *Dashboard) parse() error {
-	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html")
+	layout, err := template.New("layout.html").Funcs(funcs()).ParseFS(dashweb.FS, "templates/layout.html", "templates/parts/*.html")
 	if err != nil {
 		return err
 	}
@@ -184,6 +208,8 @@ type view struct {
 	ErrorArgs []any
 	Data      any
 	Surge     string    // the surge banner's text, "" for none
+	Hooks     bool      // the webhooks page exists (its nav link)
+	Row       any       // one row of Data, for the shared templates (sub)
 	Desk      *deskView // the user's presence; nil without a desk
 }
 
@@ -196,6 +222,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 		return
 	}
 	v.Lang = language(r)
+	v.Hooks = d.Webhooks != nil
 	if u, ok := userFrom(r.Context()); ok {
 		v.User = &u
 		v.Surge = d.surgeBanner(r.Context(), v.Lang, u.AccountID)

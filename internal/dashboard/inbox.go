@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"parley/internal/domain"
 	"parley/internal/store"
@@ -14,24 +15,30 @@ import (
 // maxSearch is the longest search text, in characters.
 const maxSearch = 200
 
-// inboxData is the inbox page.
+// inboxData is the inbox page, and the list on the left of a
+// conversation's page (the split view, issue 19).
 type inboxData struct {
 	Rows   []inboxRow
+	Pinned []inboxRow // waiting for a human, on top (first page only)
 	Agents []domain.Agent
 	Agent  string // filter values, as sent
 	Mode   string // "", "ai", "human" or "waiting"
 	Search string
 	// View is the desk's filter (issue 19): "" the open conversations,
 	// "mine", "unassigned", "waiting", "resolved" or "all".
-	View string
-	Next string // the next page's URL, "" on the last page
-	Live string // the URL of this page's rows, for live updates
+	View  string
+	Next  string // the next page's URL, "" on the last page
+	Live  string // the URL of this page's rows, for live updates
+	Open  string // the conversation open beside the list, "" on /inbox
+	Query string // the filters as a query ("?mode=waiting"), kept on the rows' links
 }
 
 type inboxRow struct {
 	domain.Conversation
 	AgentName string
 	Status    string // "ai", "human" or "waiting"
+	Unread    int    // the visitor's messages the signed-in user has not seen
+	Waited    int    // minutes since the last message, for waiting rows
 }
 
 func status(c domain.Conversation) string {
@@ -44,13 +51,38 @@ func status(c domain.Conversation) string {
 	return "ai"
 }
 
+// maxPinned is how many waiting conversations the list pins on top.
+const maxPinned = 20
+
 // Inbox lists the account's conversations, newest first, filtered and
-// paged. With ?partial=1 it renders only the rows, for live updates.
+// paged. With ?partial=1 it renders only the rows, for live updates
+// (?open=ID marks the conversation open beside them).
 func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
+	data, err := d.inboxList(r, r.URL.Query().Get("open"))
+	if errors.Is(err, store.ErrBadCursor) {
+		http.Redirect(w, r, "/inbox", http.StatusSeeOther)
+		return
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if r.URL.Query().Get("partial") == "1" {
+		d.renderPartial(w, r, "inbox", "rows", data)
+		return
+	}
+	d.render(w, r, http.StatusOK, "inbox", view{Title: "inbox.title", Nav: "inbox", Data: data})
+}
+
+// inboxList reads the list of the inbox's filters in r's query: the
+// waiting conversations pinned on top (on the first page), then the page,
+// with the signed-in user's unread counts. open is the conversation shown
+// beside it, "" for none.
+func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 	u := user(r)
 	q := r.URL.Query()
 	// The search scans message texts; a bounded length keeps it cheap.
-	data := inboxData{Agent: q.Get("agent"), Mode: q.Get("mode"), Search: shorten(strings.TrimSpace(q.Get("q")), maxSearch)}
+	data := inboxData{Agent: q.Get("agent"), Mode: q.Get("mode"), Search: shorten(strings.TrimSpace(q.Get("q")), maxSearch), Open: open}
 	f := store.ConversationFilter{AgentID: data.Agent, Search: data.Search, Before: q.Get("cursor"), Limit: 50}
 	switch data.Mode {
 	case "ai", "human":
@@ -63,24 +95,69 @@ func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
 	}
 	data.View = inboxView(q.Get("view"), u.ID, &f)
 	page, err := d.Store.Conversations(r.Context(), u.AccountID, f)
-	if errors.Is(err, store.ErrBadCursor) {
-		http.Redirect(w, r, "/inbox", http.StatusSeeOther)
-		return
-	}
 	if err != nil {
-		d.fail(w, r, err)
-		return
+		return data, err
+	}
+	// Waiting conversations go on top, however old; only on the first
+	// page and when the filters would show them, and not in search
+	// results (a second scan of the messages for the same text).
+	var pinned []domain.Conversation
+	if f.Before == "" && data.Search == "" && (data.Mode == "" || data.Mode == "waiting") {
+		yes := true
+		// The desk's view holds for them too (open ones by default, mine...).
+		pf := store.ConversationFilter{AgentID: data.Agent, Mode: domain.ModeAI, Waiting: &yes, Status: f.Status, Assignee: f.Assignee, Limit: maxPinned}
+		pp, err := d.Store.Conversations(r.Context(), u.AccountID, pf)
+		if err != nil {
+			return data, err
+		}
+		pinned = pp.Conversations
 	}
 	if data.Agents, err = d.Store.Agents(r.Context(), u.AccountID); err != nil {
-		d.fail(w, r, err)
-		return
+		return data, err
 	}
 	names := map[string]string{}
 	for _, a := range data.Agents {
 		names[a.ID] = a.ChatbotName
 	}
+	ids := make([]string, 0, len(pinned)+len(page.Conversations))
+	isPinned := map[string]bool{}
+	for _, c := range pinned {
+		isPinned[c.ID] = true
+		ids = append(ids, c.ID)
+	}
 	for _, c := range page.Conversations {
-		data.Rows = append(data.Rows, inboxRow{Conversation: c, AgentName: names[c.AgentID], Status: status(c)})
+		if !isPinned[c.ID] {
+			ids = append(ids, c.ID)
+		}
+	}
+	unread := map[string]int{}
+	if d.DeskView != nil {
+		if unread, err = d.DeskView.Unread(r.Context(), u.ID, ids); err != nil {
+			return data, err
+		}
+	}
+	now := d.Now()
+	row := func(c domain.Conversation) inboxRow {
+		ir := inboxRow{Conversation: c, AgentName: names[c.AgentID], Status: status(c), Unread: unread[c.ID]}
+		if c.ID == open {
+			ir.Unread = 0 // being read: its page marks what it shows
+		}
+		if ir.Status == "waiting" {
+			since := c.LastMessageAt
+			if since.IsZero() {
+				since = c.CreatedAt
+			}
+			ir.Waited = max(0, int(now.Sub(since)/time.Minute))
+		}
+		return ir
+	}
+	for _, c := range pinned {
+		data.Pinned = append(data.Pinned, row(c))
+	}
+	for _, c := range page.Conversations {
+		if !isPinned[c.ID] {
+			data.Rows = append(data.Rows, row(c))
+		}
 	}
 	filters := url.Values{}
 	for _, k := range []string{"agent", "mode", "q", "view"} {
@@ -88,10 +165,16 @@ func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
 			filters.Set(k, v)
 		}
 	}
+	if len(filters) > 0 {
+		data.Query = "?" + filters.Encode()
+	}
 	live := url.Values{"partial": {"1"}}
 	maps.Copy(live, filters)
 	if c := q.Get("cursor"); c != "" {
 		live.Set("cursor", c)
+	}
+	if open != "" {
+		live.Set("open", open)
 	}
 	data.Live = "/inbox?" + live.Encode()
 	if page.Next != "" {
@@ -99,11 +182,7 @@ func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
 		maps.Copy(next, filters)
 		data.Next = "/inbox?" + next.Encode()
 	}
-	if q.Get("partial") == "1" {
-		d.renderPartial(w, r, "inbox", "rows", data)
-		return
-	}
-	d.render(w, r, http.StatusOK, "inbox", view{Title: "inbox.title", Nav: "inbox", Data: data})
+	return data, nil
 }
 
 // renderPartial renders one named template of a page without the layout,

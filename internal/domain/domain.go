@@ -131,6 +131,16 @@ const (
 	StatusResolved Status = "resolved"
 )
 
+// UsageThreshold is one usage threshold a new conversation took its
+// account across first in its billing period (store.NewConversation's
+// Crossed): the data of the usage.threshold event. Usage and Limits are
+// as they were just after that conversation was admitted.
+type UsageThreshold struct {
+	Threshold string // quota.ThresholdAllowance80, ...Allowance100, ...SpendCap
+	Usage     Usage
+	Limits    Limits
+}
+
 // Message is one stored message. Seq orders the messages of the whole
 // instance: later messages have larger Seq, which makes it a stable cursor.
 type Message struct {

@@ -15,6 +15,7 @@ import (
 	"parley/internal/agent"
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -34,6 +35,7 @@ import (
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/store/sqlite/sqlitetest"
+	"parley/internal/webhooks"
 	"parley/internal/widgetapi"
 )
 
@@ -48,7 +50,15 @@ type stack struct {
 	faults *faults
 	hub    *notify.Hub // tells when the dashboard's live stream listens
 	desk   *desk.Service
+	// hooks is the webhooks service of the dashboard's Webhooks page; its
+	// flushes are queued nowhere (noFlush), so deliveries stay pending.
+	hooks *webhooks.Service
 }
+
+// noFlush is a webhooks queue that runs nothing.
+type noFlush struct{}
+
+func (noFlush) EnqueueWebhook(context.Context, string) error { return nil }
 
 // agents are the tests' chatbots. The knowledge-base agent answers the
 // questions below and offers "Talk to a human" to anything else.
@@ -144,13 +154,15 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	if o.sources {
 		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
 	}
+	cannedSvc := &canned.Service{Store: st}
+	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}, Desk: s.desk})
+		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
-	manage := manageapi.New(st, svc, admin).WithDesk(s.desk)
+	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc).WithDesk(s.desk)
 	if sourceSvc != nil {
 		manage = manage.WithSources(sourceSvc)
 	}

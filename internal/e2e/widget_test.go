@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"parley/internal/useragent"
 )
 
 const hostile = `<img src=x onerror=alert(1)><b>bold</b>`
@@ -71,6 +74,13 @@ func TestConversation(t *testing.T) {
 	// The operator takes over and writes, with markup and a link; the widget
 	// is long-polling, so the message arrives without the visitor writing.
 	conv := eval[string](p, `JSON.parse(localStorage.getItem('parley:`+s.keys["en"]+`')).c`)
+	// The widget told the desk what the server cannot see (issue 19):
+	// the browser's time zone and language at init, the page with each
+	// chat; the User-Agent is the request's.
+	if vc, err := s.store.VisitorContext(context.Background(), conv); err != nil || vc.TimeZone == "" || vc.Language == "" ||
+		useragent.Parse(vc.UserAgent).Browser != "Chrome" || len(vc.Pages) == 0 || !strings.HasPrefix(vc.Pages[0].URL, "http") || strings.Contains(vc.Pages[0].URL, "?") {
+		t.Errorf("the visitor's details as stored: %+v, %v", vc, err)
+	}
 	opText := hostile + " Hi, I am Ana. See https://northwind.example/help."
 	s.operatorSays(conv, "Ana", opText)
 	p.wait("the operator's message", W+`.querySelector('.m.o')?.textContent.includes('Hi, I am Ana')`)

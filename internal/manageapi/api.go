@@ -9,6 +9,7 @@ import (
 
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/desk"
 	"parley/internal/origins"
@@ -44,6 +45,7 @@ type API struct {
 	origins   *origins.Service  // the sites widgets were used from; nil: the route answers 404
 	webhooks  *webhooks.Service // signed webhooks: their rules; nil: the routes answer 404
 	desk      *desk.Service     // the operator desk (desk.go); nil: its routes answer 404
+	canned    *canned.Service   // canned replies and private notes (issue 19); nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {

@@ -51,3 +51,43 @@ func Blocked(l domain.Limits, u domain.Usage) (bool, string) {
 	}
 	return false, ""
 }
+
+// The usage thresholds an account is told of (the usage.threshold
+// webhook event), each at most once per account and period.
+const (
+	// ThresholdAllowance80: the period's conversations reached 80 % of the
+	// allowance (rounded up: 80 of 100, 9 of 10, 1 of 1).
+	ThresholdAllowance80 = "allowance_80"
+	// ThresholdAllowance100: they reached the allowance; the next
+	// conversation is overage or refused (domain.ErrQuota).
+	ThresholdAllowance100 = "allowance_100"
+	// ThresholdSpendCap: the overage cost reached the spend cap, so that
+	// the next conversation would be refused (domain.ErrSpendCap).
+	ThresholdSpendCap = "spend_cap"
+)
+
+// Crossed lists the thresholds that admitting one conversation took the
+// usage across, from before to after (what Admit returned), in the order
+// above. An allowance of zero has no allowance thresholds; the spend cap
+// counts only while overage is on.
+func Crossed(l domain.Limits, before, after domain.Usage) []string {
+	var out []string
+	if m := l.MonthlyConversations; m > 0 {
+		at80 := (m*4 + 4) / 5 // ceil(0.8 m)
+		if before.Conversations < at80 && after.Conversations >= at80 {
+			out = append(out, ThresholdAllowance80)
+		}
+		if before.Conversations < m && after.Conversations >= m {
+			out = append(out, ThresholdAllowance100)
+		}
+	}
+	if p := l.OveragePriceCents; p > 0 && after.Conversations >= l.MonthlyConversations {
+		full := func(u domain.Usage) bool {
+			return u.Conversations >= l.MonthlyConversations && u.OverageCents+p > l.SpendCapCents
+		}
+		if !full(before) && full(after) {
+			out = append(out, ThresholdSpendCap)
+		}
+	}
+	return out
+}

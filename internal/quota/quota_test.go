@@ -2,6 +2,7 @@ package quota
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,5 +74,35 @@ func TestPeriodIsUTCMonth(t *testing.T) {
 	loc := time.FixedZone("EST", -5*3600)
 	if got := Period(time.Date(2026, 1, 31, 23, 30, 0, 0, loc)); got != "2026-02" {
 		t.Fatalf("Period = %q, want 2026-02", got)
+	}
+}
+
+// Each threshold is crossed by exactly one admission on the way from no
+// usage to the spend cap, at the counts the rule names (80 % rounded up).
+func TestCrossed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		l    domain.Limits
+		want map[int][]string // conversation number → thresholds it crosses
+	}{
+		{domain.Limits{MonthlyConversations: 100}, map[int][]string{80: {ThresholdAllowance80}, 100: {ThresholdAllowance100}}},
+		{domain.Limits{MonthlyConversations: 10}, map[int][]string{8: {ThresholdAllowance80}, 10: {ThresholdAllowance100}}},
+		{domain.Limits{MonthlyConversations: 3}, map[int][]string{3: {ThresholdAllowance80, ThresholdAllowance100}}}, // 2.4 → 3
+		{domain.Limits{MonthlyConversations: 5, OveragePriceCents: 10, SpendCapCents: 25}, map[int][]string{4: {ThresholdAllowance80}, 5: {ThresholdAllowance100}, 7: {ThresholdSpendCap}}},
+		// A cap below one conversation's price: full as soon as the allowance is.
+		{domain.Limits{MonthlyConversations: 2, OveragePriceCents: 10, SpendCapCents: 0}, map[int][]string{2: {ThresholdAllowance80, ThresholdAllowance100, ThresholdSpendCap}}},
+		{domain.Limits{MonthlyConversations: 0, OveragePriceCents: 10, SpendCapCents: 10}, map[int][]string{1: {ThresholdSpendCap}}},
+	} {
+		u := domain.Usage{Period: "2026-05"}
+		for i := 1; ; i++ {
+			next, err := Admit(tc.l, u)
+			if err != nil {
+				break
+			}
+			if got := Crossed(tc.l, u, next); fmt.Sprint(got) != fmt.Sprint(tc.want[i]) {
+				t.Errorf("%+v: conversation %d crossed %v, want %v", tc.l, i, got, tc.want[i])
+			}
+			u = next
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"parley/internal/agent/llm"
 	"parley/internal/agentadmin"
 	"parley/internal/audit"
+	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
@@ -35,6 +36,7 @@ import (
 	"parley/internal/store"
 	"parley/internal/store/sqlite"
 	"parley/internal/store/sqlite/sqlitetest"
+	"parley/internal/webhooks"
 	"parley/internal/widgetapi"
 )
 
@@ -163,14 +165,18 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	quiet := slog.New(slog.DiscardHandler)
 	admin := agentadmin.New(agentadmin.Options{Audit: auditLog, Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
 	sourceSvc := sources.New(sources.Options{Audit: auditLog, Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
+	cannedSvc := &canned.Service{Store: st, Audit: auditLog}
 	dash, err := dashboard.New(dashboard.Options{Audit: auditLog, Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc,
-		Origins: origins.NewService(st, o.clock), Desk: e.desk})
+		Origins: origins.NewService(st, o.clock),
+		// The webhooks pages as in production; flushes are not run here.
+		Webhooks: webhooks.New(webhooks.Options{Store: st, Queue: noQueue{}, Guard: guard, Audit: auditLog, Logger: quiet}),
+		Canned:   cannedSvc, Desk: e.desk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithDesk(e.desk).
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithCanned(cannedSvc).WithDesk(e.desk).
 				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,

@@ -65,6 +65,13 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("DELETE /api/v1/webhooks/{id}", m.Auth(m.DeleteWebhook))
 	mux.HandleFunc("GET /api/v1/webhooks/{id}/deliveries", m.Auth(m.WebhookDeliveries))
 	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", m.Auth(m.TestWebhook))
+	mux.HandleFunc("POST /api/v1/canned-replies", m.Auth(m.CreateCanned))
+	mux.HandleFunc("GET /api/v1/canned-replies", m.Auth(m.ListCanned))
+	mux.HandleFunc("GET /api/v1/canned-replies/{id}", m.Auth(m.GetCanned))
+	mux.HandleFunc("PATCH /api/v1/canned-replies/{id}", m.Auth(m.UpdateCanned))
+	mux.HandleFunc("DELETE /api/v1/canned-replies/{id}", m.Auth(m.DeleteCanned))
+	mux.HandleFunc("GET /api/v1/conversations/{id}/notes", m.Auth(m.ListNotes))
+	mux.HandleFunc("POST /api/v1/conversations/{id}/notes", m.Auth(m.AddNote))
 	mux.Handle("GET /api/openapi.json", s.openAPI)
 
 	// Operations and pages.
@@ -101,6 +108,11 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /presence", s.page(d.User(d.Presence)))
 	mux.Handle("POST /presence/away", s.page(d.User(d.SetAway)))
 	mux.Handle("POST /team/desk", s.page(d.Owner(d.SetDesk)))
+	mux.Handle("POST /conversations/{id}/notes", s.page(d.User(d.AddNote)))
+	mux.Handle("GET /canned", s.page(d.User(d.CannedPage)))
+	mux.Handle("POST /canned", s.page(d.Owner(d.CreateCanned)))
+	mux.Handle("POST /canned/{id}", s.page(d.Owner(d.UpdateCanned)))
+	mux.Handle("POST /canned/{id}/delete", s.page(d.Owner(d.DeleteCanned)))
 	mux.Handle("GET /conversations/{id}/visitor/export", s.page(d.Owner(d.ExportVisitor)))
 	mux.Handle("GET /conversations/{id}/visitor/delete", s.page(d.Owner(d.DeleteVisitorPage)))
 	mux.Handle("POST /conversations/{id}/visitor/delete", s.page(d.Owner(d.DeleteVisitor)))
@@ -127,5 +139,11 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /team/tokens/{id}/revoke", s.page(d.Owner(d.RevokeToken)))
 	mux.Handle("GET /audit", s.page(d.Owner(d.AuditLog)))
 	mux.Handle("POST /team/retention", s.page(d.Owner(d.SetRetention)))
+	mux.Handle("GET /webhooks", s.page(d.Owner(d.WebhooksPage)))
+	mux.Handle("POST /webhooks", s.page(d.Owner(d.CreateWebhook)))
+	mux.Handle("GET /webhooks/{id}", s.page(d.Owner(d.Webhook)))
+	mux.Handle("POST /webhooks/{id}/test", s.page(d.Owner(d.SendTestWebhook)))
+	mux.Handle("GET /webhooks/{id}/delete", s.page(d.Owner(d.DeleteWebhookPage)))
+	mux.Handle("POST /webhooks/{id}/delete", s.page(d.Owner(d.DeleteWebhook)))
 	return mux
 }

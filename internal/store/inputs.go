@@ -56,6 +56,13 @@ type NewConversation struct {
 	// Identity is who the visitor said they are (domain.VerifiedIdentity:
 	// UserID only when verified); the zero value for an anonymous one.
 	Identity domain.VerifiedIdentity
+	// Crossed, when not nil, receives the usage thresholds this
+	// conversation took its account across (quota.Crossed), each only the
+	// first time in the period for the account: a marker row written in
+	// the same transaction makes it once however many instances race.
+	// Set only when CreateConversation succeeds; the caller tells of
+	// them (the usage.threshold event).
+	Crossed *[]domain.UsageThreshold
 }
 
 // NewMessage is a message to store.

@@ -51,6 +51,10 @@ type Store interface {
 	Webhooks
 	Identities
 	Desk
+	CannedReplies
+	Notes
+	VisitorDetails
+	ReadMarks
 }
 
 // Identities are the agents' identity secrets (identity verification,

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/outbound"
 	"parley/internal/secret"
@@ -110,6 +111,10 @@ type Options struct {
 	CacheTTL time.Duration
 	Now      func() time.Time
 	Logger   *slog.Logger
+	// Audit logs endpoints created and deleted and test events sent
+	// (audit.WebhookCreate, WebhookDelete, WebhookTest), whether through
+	// the management API or the dashboard; nil logs nothing.
+	Audit *audit.Service
 }
 
 // Service is the webhooks' rules.
@@ -163,21 +168,25 @@ func New(o Options) *Service {
 func (s *Service) Create(ctx context.Context, accountID, rawURL string, events []string) (store.Webhook, error) {
 	u := strings.TrimSpace(rawURL)
 	if u == "" {
-		return store.Webhook{}, domain.Invalid("url is required")
+		return store.Webhook{}, invalid(ReasonURLRequired, "", "url is required")
 	}
 	if len(u) > 2048 {
-		return store.Webhook{}, domain.Invalid("url is longer than 2048 characters")
+		return store.Webhook{}, invalid(ReasonURLLong, "", "url is longer than 2048 characters")
 	}
 	if err := s.o.Guard.CheckURL(ctx, u); err != nil {
-		return store.Webhook{}, domain.Invalid("url: " + err.Error())
+		var r *outbound.Refusal
+		if errors.As(err, &r) {
+			return store.Webhook{}, invalid(ReasonURLRefused, r.Class.Key(), "url: "+err.Error())
+		}
+		return store.Webhook{}, invalid(ReasonURLInvalid, "", "url: "+err.Error())
 	}
 	if len(events) == 0 {
-		return store.Webhook{}, domain.Invalid("events: name at least one of " + strings.Join(EventTypes, ", "))
+		return store.Webhook{}, invalid(ReasonNoEvents, "", "events: name at least one of "+strings.Join(EventTypes, ", "))
 	}
 	var evs []string
 	for _, e := range events {
 		if !slices.Contains(EventTypes, e) {
-			return store.Webhook{}, domain.Invalid(fmt.Sprintf("events: unknown event type %q (known: %s)", e, strings.Join(EventTypes, ", ")))
+			return store.Webhook{}, invalid(ReasonUnknownEvent, "", fmt.Sprintf("events: unknown event type %q (known: %s)", e, strings.Join(EventTypes, ", ")))
 		}
 		if !slices.Contains(evs, e) {
 			evs = append(evs, e)
@@ -188,7 +197,34 @@ func (s *Service) Create(ctx context.Context, accountID, rawURL string, events [
 		return store.Webhook{}, err
 	}
 	s.forget(accountID)
+	s.o.Audit.Record(ctx, accountID, audit.WebhookCreate, audit.Target("webhook", w.ID))
 	return w, nil
+}
+
+// Reasons Create refuses an endpoint for (InputError.Reason): the
+// dashboard words them in its language, the API answers the English.
+const (
+	ReasonURLRequired  = "url_required"
+	ReasonURLLong      = "url_long"
+	ReasonURLRefused   = "url_refused" // the guard refuses the address; Class names its kind
+	ReasonURLInvalid   = "url_invalid" // not an http(s) URL, or its host does not resolve
+	ReasonNoEvents     = "no_events"
+	ReasonUnknownEvent = "unknown_event"
+)
+
+// InputError is Create's refusal: a *domain.InvalidError (a 400 with the
+// English message for the API) with the reason's code.
+type InputError struct {
+	Reason string
+	Class  string // for ReasonURLRefused: the outbound.Class key ("loopback", "private", ...)
+	Err    *domain.InvalidError
+}
+
+func (e *InputError) Error() string { return e.Err.Msg }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func invalid(reason, class, msg string) error {
+	return &InputError{Reason: reason, Class: class, Err: &domain.InvalidError{Msg: msg}}
 }
 
 // List is the account's endpoints, oldest first.
@@ -208,6 +244,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id string) error {
 		return err
 	}
 	s.forget(accountID)
+	s.o.Audit.Record(ctx, accountID, audit.WebhookDelete, audit.Target("webhook", id))
 	return nil
 }
 
@@ -224,7 +261,12 @@ func (s *Service) SendTest(ctx context.Context, accountID, id string) (store.Del
 		return store.Delivery{}, err
 	}
 	ev := s.event(Test, map[string]any{"webhook_id": w.ID, "message": "This is a test event from Parley."})
-	return s.queue(ctx, w, ev)
+	d, err := s.queue(ctx, w, ev)
+	if err != nil {
+		return store.Delivery{}, err
+	}
+	s.o.Audit.Record(ctx, accountID, audit.WebhookTest, audit.Target("webhook", w.ID))
+	return d, nil
 }
 
 // Event is what an endpoint receives, as JSON.
@@ -459,4 +501,14 @@ func (s *Service) FlushJob(snooze func(time.Duration) error) func(ctx context.Co
 		}
 		return err
 	}
+}
+
+// NextAttempt is when a pending delivery that has failed is tried again
+// (ok false for a delivery not yet tried, delivered or given up). The
+// flush may send it later still when a delivery before it is waiting.
+func (s *Service) NextAttempt(d store.Delivery) (time.Time, bool) {
+	if d.Status != store.DeliveryPending || d.Attempt == 0 {
+		return time.Time{}, false
+	}
+	return d.UpdatedAt.Add(s.backoff(d.Attempt)), true
 }

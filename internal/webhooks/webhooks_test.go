@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/audit"
 	"parley/internal/domain"
 	"parley/internal/outbound"
 	"parley/internal/store"
@@ -157,19 +158,26 @@ func TestCreateRules(t *testing.T) {
 		ctx := t.Context()
 		var inv *domain.InvalidError
 		for _, c := range []struct {
-			url    string
-			events []string
+			url           string
+			events        []string
+			reason, class string // the InputError the dashboard words
 		}{
-			{"http://127.0.0.1:9/hook", []string{webhooks.MessageCreated}}, // loopback
-			{"http://10.1.2.3/hook", []string{webhooks.MessageCreated}},    // private
-			{"ftp://hooks.example/x", []string{webhooks.MessageCreated}},
-			{"", []string{webhooks.MessageCreated}},
-			{"https://93.184.215.14/hook", []string{"message.deleted"}},
-			{"https://93.184.215.14/hook", nil},
-			{"https://93.184.215.14/hook", []string{webhooks.Test}},
+			{"http://127.0.0.1:9/hook", []string{webhooks.MessageCreated}, webhooks.ReasonURLRefused, "loopback"},
+			{"http://10.1.2.3/hook", []string{webhooks.MessageCreated}, webhooks.ReasonURLRefused, "private"},
+			{"ftp://hooks.example/x", []string{webhooks.MessageCreated}, webhooks.ReasonURLInvalid, ""},
+			{"", []string{webhooks.MessageCreated}, webhooks.ReasonURLRequired, ""},
+			{"https://93.184.215.14/" + strings.Repeat("x", 2048), []string{webhooks.MessageCreated}, webhooks.ReasonURLLong, ""},
+			{"https://93.184.215.14/hook", []string{"message.deleted"}, webhooks.ReasonUnknownEvent, ""},
+			{"https://93.184.215.14/hook", nil, webhooks.ReasonNoEvents, ""},
+			{"https://93.184.215.14/hook", []string{webhooks.Test}, webhooks.ReasonUnknownEvent, ""},
 		} {
-			if _, err := strict.Create(ctx, f.acc.ID, c.url, c.events); !errors.As(err, &inv) {
+			_, err := strict.Create(ctx, f.acc.ID, c.url, c.events)
+			if !errors.As(err, &inv) {
 				t.Errorf("Create(%q, %v) = %v, want an InvalidError (400)", c.url, c.events, err)
+			}
+			var in *webhooks.InputError
+			if !errors.As(err, &in) || in.Reason != c.reason || in.Class != c.class || err.Error() != inv.Msg {
+				t.Errorf("Create(%.40q, %v) = %#v, want reason %s class %q with the API's message", c.url, c.events, in, c.reason, c.class)
 			}
 		}
 		w, err := strict.Create(ctx, f.acc.ID, "https://93.184.215.14/hook", []string{webhooks.MessageCreated, webhooks.MessageCreated, webhooks.UsageThreshold})
@@ -403,4 +411,47 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestAudit: creating, testing and deleting an endpoint are logged by the
+// service with the request's actor, so the API's calls are logged as the
+// dashboard's are.
+func TestAudit(t *testing.T) {
+	stores.Each(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		log := audit.New(audit.Options{Store: st, Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler)})
+		svc := webhooks.New(webhooks.Options{Store: st, Queue: f.queue, Guard: outbound.New(outbound.Options{AllowPrivate: true}),
+			Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), Audit: log})
+		ctx := audit.WithActor(t.Context(), audit.Actor{Type: audit.ActorAPIToken, ID: "tok_1", Name: "ci"})
+		if _, err := svc.Create(ctx, f.acc.ID, "", []string{webhooks.MessageCreated}); err == nil {
+			t.Fatal("an empty URL was accepted")
+		}
+		w, err := svc.Create(ctx, f.acc.ID, "http://127.0.0.1:9/hook", []string{webhooks.MessageCreated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.SendTest(ctx, f.acc.ID, w.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Delete(ctx, f.acc.ID, w.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Delete(ctx, f.acc.ID, w.ID); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		page, err := log.List(t.Context(), f.acc.ID, audit.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range page.Entries {
+			if e.ActorType != audit.ActorAPIToken || e.ActorID != "tok_1" || e.Target != "webhook:"+w.ID {
+				t.Errorf("entry %+v", e)
+			}
+			got = append(got, e.Action)
+		}
+		if want := []string{audit.WebhookDelete, audit.WebhookTest, audit.WebhookCreate}; strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("logged %v, want %v (refusals and failed deletes are not logged)", got, want)
+		}
+	})
 }

@@ -42,6 +42,11 @@ type initRequest struct {
 	UserHash string `json:"user_hash"`
 	Name     string `json:"name"`
 	Email    string `json:"email"`
+	// What the server cannot see, for the desk's visitor details
+	// (optional; docs/widget.md).
+	TimeZone string `json:"time_zone"`
+	Language string `json:"language"`
+	Referrer string `json:"referrer"`
 }
 
 type initResponse struct {
@@ -89,7 +94,8 @@ func (a *API) Init(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := a.chat.Init(r.Context(), chat.InitInput{Key: *req.Key, Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID, PageURL: req.PageURL, IP: a.clientIP(r),
-		Identity: domain.Identity{UserID: req.UserID, UserHash: req.UserHash, Name: req.Name, Email: req.Email}})
+		Identity: domain.Identity{UserID: req.UserID, UserHash: req.UserHash, Name: req.Name, Email: req.Email},
+		Visitor:  chat.VisitorInfo{UserAgent: r.Header.Get("User-Agent"), Language: req.Language, TimeZone: req.TimeZone, Referrer: req.Referrer}})
 	if err != nil {
 		httpx.Error(w, r, err)
 		return
@@ -107,6 +113,7 @@ type chatRequest struct {
 	Text           *string `json:"text"`
 	VisitorID      string  `json:"visitor_id"`
 	Lang           string  `json:"lang"`
+	PageURL        string  `json:"page_url"` // optional: the page the visitor is on now
 }
 
 // The spec's two 200 bodies. They are separate types so that the handoff
@@ -143,7 +150,7 @@ func (a *API) Chat(w http.ResponseWriter, r *http.Request) {
 	}
 	in := chat.ChatInput{
 		Key: *req.Key, ConversationID: *req.ConversationID, Text: *req.Text, Origin: r.Header.Get("Origin"),
-		VisitorID: req.VisitorID, Lang: req.Lang,
+		VisitorID: req.VisitorID, Lang: req.Lang, PageURL: req.PageURL,
 	}
 	if wantsStream(r) {
 		a.chatStream(w, r, in)

@@ -154,10 +154,15 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   // init starts a conversation; one at a time, however many callers. S.h
   // stays as it was: if an operator had the conversation it replaces, the
   // first answer in this one says the assistant is answering again.
+  // The page the visitor is on; path only: query strings can carry
+  // tokens the owner should not see.
+  const here = () => location.origin + location.pathname;
   let initP;
   const init = () => initP ||= call('api/widget/init', {
-    // Path only: query strings can carry tokens the owner should not see.
-    key, visitor_id: S.v, page_url: location.origin + location.pathname, ...who(),
+    key, visitor_id: S.v, page_url: here(), ...who(),
+    // For the operator's visitor details: what the server cannot see.
+    time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone, language: navigator.language,
+    referrer: document.referrer.split(/[?#]/)[0],
   }).then(d => {
     Object.assign(S, {
       c: d.conversation_id, v: d.visitor_id || S.v, n: d.chatbot_name,
@@ -180,7 +185,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
     for (let renewed = 0; ;) {
       try {
         if (!S.c) await init();
-        return await call('api/widget/chat', { key, conversation_id: S.c, text, visitor_id: S.v, lang }, onD);
+        return await call('api/widget/chat', { key, conversation_id: S.c, text, visitor_id: S.v, lang, page_url: here() }, onD);
       } catch (e) {
         if (e.s != 403 || !S.c || renewed++) throw e;
         S.c = null;

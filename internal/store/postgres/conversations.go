@@ -49,7 +49,9 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 	}
 	period := quota.Period(c.CreatedAt)
 
+	var crossed []domain.UsageThreshold
 	err = s.write(ctx, func(tx pgx.Tx) error {
+		crossed = nil
 		// The join also checks that the agent belongs to the account. FOR
 		// NO KEY UPDATE OF a locks only the account, and in the mode that
 		// lets foreign-key checks of concurrent inserts (KEY SHARE) pass.
@@ -72,8 +74,21 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
+		before := u
 		if u, err = quota.Admit(l, u); err != nil {
 			return err
+		}
+		// The account row's lock orders admissions: one of them crosses
+		// each threshold, and the marker's key tells it once a period.
+		for _, th := range quota.Crossed(l, before, u) {
+			tag, err := tx.Exec(ctx, `INSERT INTO usage_thresholds (account_id, period, threshold, created_at)
+				VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, c.AccountID, period, th, c.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 1 {
+				crossed = append(crossed, domain.UsageThreshold{Threshold: th, Usage: u, Limits: l})
+			}
 		}
 
 		if _, err := tx.Exec(ctx, `
@@ -96,6 +111,9 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 	})
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	if n.Crossed != nil {
+		*n.Crossed = crossed
 	}
 	return c, nil
 }

@@ -52,8 +52,10 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 	}
 	period := quota.Period(c.CreatedAt)
 
+	var crossed []domain.UsageThreshold
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		ctx := inWrite(ctx)
+		crossed = nil
 		// The join also checks that the agent belongs to the account.
 		var l domain.Limits
 		err := tx.StmtContext(ctx, s.ws.admitLimits).QueryRowContext(ctx, c.AccountID, c.AgentID).
@@ -68,7 +70,11 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		before := u
 		if u, err = quota.Admit(l, u); err != nil {
+			return err
+		}
+		if crossed, err = s.markThresholds(ctx, tx, c, l, before, u); err != nil {
 			return err
 		}
 
@@ -86,6 +92,9 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 	})
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("create conversation: %w", constraintErr(err))
+	}
+	if n.Crossed != nil {
+		*n.Crossed = crossed
 	}
 	return c, nil
 }
@@ -256,4 +265,26 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 		return domain.Conversation{}, false, fmt.Errorf("take over: %w", err)
 	}
 	return c, won, nil
+}
+
+// markThresholds writes the marker of each threshold the conversation
+// crossed (quota.Crossed) in the admitting transaction and returns those
+// whose marker was not there yet: each is told once per account and
+// period however the limits change during it. Nothing is read or written
+// when none was crossed.
+func (s *Store) markThresholds(ctx context.Context, tx *sql.Tx, c domain.Conversation, l domain.Limits, before, after domain.Usage) ([]domain.UsageThreshold, error) {
+	var out []domain.UsageThreshold
+	for _, th := range quota.Crossed(l, before, after) {
+		res, err := tx.ExecContext(ctx, `INSERT INTO usage_thresholds (account_id, period, threshold, created_at)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, c.AccountID, after.Period, th, millis(c.CreatedAt))
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, err
+		} else if n == 1 {
+			out = append(out, domain.UsageThreshold{Threshold: th, Usage: after, Limits: l})
+		}
+	}
+	return out, nil
 }

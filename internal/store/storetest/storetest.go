@@ -29,6 +29,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Accounts", testAccounts},
 		{"AccountLookups", testAccountLookups},
 		{"Limits", testLimits},
+		{"UsageThresholds", testUsageThresholds},
+		{"UsageThresholdsConcurrent", testUsageThresholdsConcurrent},
 		{"APITokens", testAPITokens},
 		{"Agents", testAgents},
 		{"AgentConfig", testAgentConfig},
@@ -91,6 +93,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AuditLog", testAuditLog},
 		{"Retention", testRetention},
 		{"Origins", testOrigins},
+		{"VisitorDetails", testVisitorDetails},
+		{"ReadMarks", testReadMarks},
 		{"Webhooks", testWebhooks},
 		{"WebhookDeliveries", testWebhookDeliveries},
 		{"WebhookLimitConcurrent", testWebhookLimitConcurrent},
@@ -101,6 +105,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DeskPresence", testDeskPresence},
 		{"DeskAutoAssign", testDeskAutoAssign},
 		{"DeskAutoAssignConcurrent", testDeskAutoAssignConcurrent},
+		{"CannedReplies", testCannedReplies},
+		{"CannedLimitConcurrent", testCannedLimitConcurrent},
+		{"Notes", testNotes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

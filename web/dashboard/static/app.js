@@ -151,18 +151,11 @@ function snapshot(el) {
   return m;
 }
 
-const seenKey = 'parley.seen';
-function seen() { try { return JSON.parse(localStorage.getItem(seenKey)) || {}; } catch (e) { return {}; } }
-
-// Mark unread rows; alert for conversations that started waiting.
+// Alert for conversations that started waiting. (Unread counts are the
+// server's: each row carries the signed-in operator's.)
 function changed(el, before) {
-  const s = seen();
   let newlyWaiting = 0;
   el.querySelectorAll('tr[data-id]').forEach(tr => {
-    const unread = !s[tr.dataset.id] || s[tr.dataset.id] < tr.dataset.last;
-    const mark = tr.querySelector('.unread');
-    if (mark) mark.hidden = !unread;
-    tr.classList.toggle('is-unread', unread);
     if (tr.dataset.status === 'waiting' && before.get(tr.dataset.id) !== 'waiting') newlyWaiting++;
   });
   if (newlyWaiting && before.size) alertWaiting(el.dataset.waitingText || 'A visitor is waiting for a human');
@@ -187,6 +180,53 @@ function beep() {
   } catch (e) { /* no audio */ }
 }
 
+// The desk's keyboard shortcuts (the "?" dialog lists them): j/k, and the
+// arrows while the focus is in the list, open the next or previous
+// conversation; r goes to the reply box; t, h and e submit the form that
+// carries data-key="t" (take over), "h" (hand back) or "e" (resolve: any
+// form another part of the desk marks so; none, nothing happens). They
+// never fire while the focus is in a field, nor with Ctrl, Alt or Meta.
+function deskKeys() {
+  const help = document.getElementById('shortcuts');
+  const typing = t => t.closest?.('input, textarea, select, [contenteditable]:not([contenteditable=false])');
+  const move = by => {
+    const links = [...document.querySelectorAll('#inbox a[data-row-link]')];
+    if (!links.length) return;
+    const at = links.findIndex(a => a.getAttribute('aria-current') === 'page' || a === document.activeElement);
+    const to = links[at < 0 ? (by > 0 ? 0 : links.length - 1) : Math.min(links.length - 1, Math.max(0, at + by))];
+    if (to && to !== links[at]) { to.focus(); location.href = to.href; }
+  };
+  document.addEventListener('keydown', e => {
+    if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || e.isComposing || typing(e.target)) return;
+    if (help?.open && e.key !== '?') return; // the dialog has the keys (Esc closes it)
+    const inList = !!e.target.closest?.('#inbox');
+    let form;
+    switch (e.key) {
+      case 'j': move(1); break;
+      case 'k': move(-1); break;
+      case 'ArrowDown': if (!inList) return; move(1); break;
+      case 'ArrowUp': if (!inList) return; move(-1); break;
+      case 'r': {
+        const ta = document.getElementById('reply-text');
+        if (!ta) return;
+        ta.focus();
+        break;
+      }
+      case 't': case 'h': case 'e':
+        form = document.querySelector('form[data-key="' + e.key + '"]');
+        if (!form) return;
+        form.requestSubmit();
+        break;
+      case '?':
+        if (!help) return;
+        if (help.open) help.close(); else help.showModal();
+        break;
+      default: return;
+    }
+    e.preventDefault();
+  });
+}
+
 document.addEventListener('DOMContentLoaded', () => {
   document.querySelectorAll('[data-live]').forEach(live);
   document.querySelectorAll('[data-poll]').forEach(poll);
@@ -209,15 +249,7 @@ document.addEventListener('DOMContentLoaded', () => {
     loadOlder(link);
   });
 
-  // Opening a conversation marks it read.
-  const conv = document.getElementById('conversation');
-  if (conv) {
-    const id = location.pathname.split('/').pop(), s = seen();
-    s[id] = new Date().toISOString();
-    localStorage.setItem(seenKey, JSON.stringify(s));
-  }
-  const inbox = document.getElementById('inbox');
-  if (inbox) changed(inbox, new Map());
+  if (document.querySelector('.desk')) deskKeys();
 
   document.querySelectorAll('input[data-pref]').forEach(box => {
     box.checked = pref(box.dataset.pref);
@@ -278,4 +310,69 @@ document.addEventListener('DOMContentLoaded', () => {
   beat();
   setInterval(beat, 20000);
   document.querySelectorAll('input[data-back]').forEach(i => { i.value = location.pathname + location.search; });
+});
+
+// Canned replies (issue 19): in a reply box with data-canned, a text that
+// is "/" and a shortcut offers the matching replies as a listbox (the
+// server filled their variables for this conversation); Tab or Enter
+// puts the chosen one in place of the shortcut, arrows move, Escape
+// closes. The listener runs in the capture phase, before Enter-to-send.
+document.querySelectorAll('textarea[data-canned]').forEach(ta => {
+  const list = document.getElementById(ta.dataset.canned);
+  if (!list) return;
+  const options = Array.from(list.querySelectorAll('[role="option"]'));
+  let shown = [], active = -1;
+  ta.setAttribute('role', 'combobox');
+  ta.setAttribute('aria-controls', list.id);
+  ta.setAttribute('aria-autocomplete', 'list');
+  ta.setAttribute('aria-expanded', 'false');
+  function query() {
+    const m = /^\/([^\s/]*)$/.exec(ta.value);
+    return m ? m[1].toLowerCase() : null;
+  }
+  function select(i) {
+    active = i;
+    options.forEach(o => o.setAttribute('aria-selected', 'false'));
+    if (i >= 0 && shown[i]) {
+      shown[i].setAttribute('aria-selected', 'true');
+      ta.setAttribute('aria-activedescendant', shown[i].id);
+      shown[i].scrollIntoView({block: 'nearest'});
+    } else {
+      ta.removeAttribute('aria-activedescendant');
+    }
+  }
+  function update() {
+    const q = query();
+    shown = q === null ? [] : options.filter(o => o.dataset.shortcut.startsWith(q));
+    options.forEach(o => { o.hidden = !shown.includes(o); });
+    list.hidden = shown.length === 0;
+    ta.setAttribute('aria-expanded', String(!list.hidden));
+    // An exact shortcut is the one chosen; otherwise the first.
+    const exact = shown.findIndex(o => o.dataset.shortcut === q);
+    select(shown.length ? (exact >= 0 ? exact : 0) : -1);
+  }
+  function insert(o) {
+    ta.value = o.dataset.text;
+    update();
+    ta.focus();
+    ta.setSelectionRange(ta.value.length, ta.value.length);
+  }
+  ta.addEventListener('input', update);
+  ta.addEventListener('keydown', e => {
+    if (list.hidden) return;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const n = shown.length;
+      select((active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+    } else if ((e.key === 'Tab' || e.key === 'Enter') && !e.shiftKey && !e.isComposing && active >= 0) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      insert(shown[active]);
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      list.hidden = true;
+      ta.setAttribute('aria-expanded', 'false');
+    }
+  }, true);
+  options.forEach(o => o.addEventListener('mousedown', e => { e.preventDefault(); insert(o); }));
 });
