@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -241,5 +242,83 @@ func TestDeskDashboard(t *testing.T) {
 	}
 	if got.AssigneeID != ana.ID || got.Mode != domain.ModeHuman {
 		t.Fatalf("auto-assign: %+v", got)
+	}
+}
+
+// The desk in the split inbox (the merge of the desk's status and views
+// with the split view): the Show select is the list's first filter on the
+// inbox and beside a conversation, kept on the rows' links; the pinned
+// "waiting for a human" rows follow the view; the conversation's page
+// has Resolve (bound to the e key) and, for owners, Assign to.
+func TestDeskSplitView(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	owner, err := e.store.UserByEmail(context.Background(), "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana := e.deskOperator("Ana")
+	own, op := e.deskSession(owner), e.deskSession(ana)
+	waiting, _ := e.start()
+	if _, err := e.store.SetWaiting(context.Background(), waiting, true); err != nil {
+		t.Fatal(err)
+	}
+	mine, _ := e.start()
+	if r := e.do("POST", "/conversations/"+mine+"/assign", url.Values{"user_id": {ana.ID}}.Encode(), own); r.status != http.StatusSeeOther {
+		t.Fatalf("assign: %d %s", r.status, r.raw)
+	}
+
+	// The default view pins the waiting one; Ana's Mine does not (it is
+	// not hers), and lists hers with her name.
+	inbox := string(e.do("GET", "/inbox", nil, op).raw)
+	if !strings.Contains(inbox, `<tbody class="pinned"`) || !strings.Contains(inbox, `data-id="`+waiting+`"`) {
+		t.Fatal("the default view does not pin the waiting conversation")
+	}
+	for _, want := range []string{`<select name="view" id="inbox-view">`, `<option value="" selected>Open</option>`} {
+		if !strings.Contains(inbox, want) {
+			t.Errorf("the inbox lacks %q", want)
+		}
+	}
+	mineView := string(e.do("GET", "/inbox?view=mine", nil, op).raw)
+	if strings.Contains(mineView, `data-id="`+waiting+`"`) || strings.Contains(mineView, `<tbody class="pinned"`) {
+		t.Error("Mine pins a waiting conversation that is not Ana's")
+	}
+	if !regexp.MustCompile(`<span class="assignee">(<bdi[^>]*>)?Ana<`).MatchString(mineView) {
+		t.Error("Mine's row does not name Ana")
+	}
+	for _, want := range []string{`data-id="` + mine + `"`, `<option value="mine" selected>`,
+		`href="/conversations/` + mine + `?view=mine"`} {
+		if !strings.Contains(mineView, want) {
+			t.Errorf("Mine lacks %q", want)
+		}
+	}
+
+	// Beside the conversation: the list keeps the view; the page has the
+	// resolve form bound to e and, for the owner, the assign select.
+	conv := string(e.do("GET", "/conversations/"+mine+"?view=mine", nil, own).raw)
+	for _, want := range []string{`class="desk has-open"`, `<option value="mine" selected>`, `href="/inbox?view=mine"`,
+		`<form method="post" action="/conversations/` + mine + `/resolve" data-key="e">`, `id="assign-user"`, `data-presence="/presence"`} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("the conversation's page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(e.do("GET", "/conversations/"+mine, nil, op).raw), `id="assign-user"`) {
+		t.Error("an operator sees the assign select")
+	}
+	// Resolved: gone from the default list, in Resolved with its badge,
+	// and its page offers Reopen (no e binding left).
+	if r := e.do("POST", "/conversations/"+mine+"/resolve", "", op); r.status != http.StatusSeeOther {
+		t.Fatalf("resolve: %d", r.status)
+	}
+	if strings.Contains(string(e.do("GET", "/inbox", nil, op).raw), `data-id="`+mine+`"`) {
+		t.Error("the default view lists the resolved conversation")
+	}
+	resolved := string(e.do("GET", "/inbox?view=resolved", nil, op).raw)
+	if !strings.Contains(resolved, `data-id="`+mine+`"`) || !strings.Contains(resolved, `<span class="badge resolved">Resolved</span>`) || strings.Contains(resolved, `data-id="`+waiting+`"`) {
+		t.Error("Resolved: the resolved row or its badge missing, or an open one listed")
+	}
+	page := string(e.do("GET", "/conversations/"+mine, nil, op).raw)
+	if !strings.Contains(page, `id="desk-reopen"`) || strings.Contains(page, `data-key="e"`) {
+		t.Error("a resolved conversation's page: no Reopen, or still a form bound to e")
 	}
 }
