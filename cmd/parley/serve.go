@@ -21,6 +21,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/dashboard"
 	"parley/internal/demo"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/embed"
 	"parley/internal/jobs"
@@ -201,10 +202,13 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 	seenOrigins := origins.NewRecorder(origins.RecorderOptions{Store: st, Logger: log})
 	originSvc := origins.NewService(st, nil)
 	retentionSvc.Audit = auditLog
+	// The operator desk (issue 19): status, assignment, presence. Chat
+	// tells it of visitor messages (reopen) and waits (auto-assign).
+	deskSvc := desk.New(desk.Options{Store: st, Notifier: hub, Audit: auditLog, Logger: log})
 	// Nobody left waiting (issue 19): business hours, offline answers, the
 	// e-mails (when PARLEY_SMTP_URL is set) and the CSAT report. Presence
-	// (OperatorsOnline) is the desk's other part, wired when it lands.
-	offlineOpts := offline.Options{Store: st, Logger: log, DashboardURL: cfg.BaseURL}
+	// is the desk's: nobody online is one reason to say a visitor is offline.
+	offlineOpts := offline.Options{Store: st, Logger: log, DashboardURL: cfg.BaseURL, OperatorsOnline: deskSvc.OperatorsOnline}
 	if cfg.SMTP != nil {
 		offlineOpts.Mail, offlineOpts.Queue = cfg.SMTP, queue
 		log.Info("e-mail on", "smtp", cfg.SMTP.String())
@@ -214,7 +218,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Responder: responder, Notifier: hub, AITimeout: cfg.AITimeout, Logger: log, Observer: m,
 		InitLimits: limits, InitSurges: surges, MaxMessages: cfg.MaxMessagesPerConversation,
 		Audit: auditLog, Origins: seenOrigins,
-		Emitter: hooks, Offline: offlineSvc,
+		Emitter: hooks, Offline: offlineSvc, Desk: deskSvc,
 	})
 	m.Gauges(reg, chatSvc.Waiting, limiter)
 	resolver := clientip.New(cfg.TrustedProxies)
@@ -239,7 +243,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
 		Audit: auditLog, Origins: originSvc, Webhooks: hooks,
-		Canned: cannedSvc, Offline: offlineSvc,
+		Canned: cannedSvc, Offline: offlineSvc, Desk: deskSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -249,7 +253,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).WithOffline(offlineSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).WithOffline(offlineSvc).WithDesk(deskSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

@@ -31,6 +31,11 @@ const (
 	CannedUpdate = "canned.update"
 	CannedDelete = "canned.delete"
 
+	// The operator desk (issue 19), recorded by internal/desk.
+	ConversationResolve = "conversation.resolve" // marked resolved
+	ConversationReopen  = "conversation.reopen"  // opened again (by an operator, or by the system on a visitor's message)
+	ConversationAssign  = "conversation.assign"  // given to an operator (by an owner, or by the system's auto-assign)
+
 	VisitorExport = "visitor.export" // everything stored about a visitor was read
 	VisitorDelete = "visitor.delete" // ... and erased
 

@@ -54,10 +54,12 @@ func (s *Service) emit(ctx context.Context, accountID, typ string, data any) {
 }
 
 func (s *Service) emitConversation(ctx context.Context, typ string, c domain.Conversation, operator string) {
+	s.toDesk(ctx, typ, c, "")
 	s.emit(ctx, c.AccountID, typ, ConversationEvent{ConversationID: c.ID, AgentID: c.AgentID, VisitorID: c.VisitorID, Mode: string(c.Mode), Operator: operator})
 }
 
 func (s *Service) emitMessage(ctx context.Context, c domain.Conversation, m store.NewMessage) {
+	s.toDesk(ctx, eventMessageCreated, c, m.Role)
 	s.emit(ctx, c.AccountID, eventMessageCreated, MessageEvent{ConversationID: c.ID, AgentID: c.AgentID, Role: string(m.Role),
 		Text: m.Text, OperatorName: m.OperatorName, CreatedAt: store.StoredTime(m.CreatedAt)})
 }

@@ -51,6 +51,7 @@ type Service struct {
 	audit       *audit.Service // takeovers, releases, operator replies; nil: none
 	emitter     Emitter        // nil: no events (events.go)
 	offline     Offline        // nil: none (offline.go)
+	desk        Desk           // nil: no desk (desk.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -94,6 +95,9 @@ type Options struct {
 	// whether a visitor asking for a person is offline (offline.Service,
 	// issue 19); nil: none.
 	Offline Offline
+	// Desk is told of visitor messages and waits (internal/desk: reopen
+	// and auto-assign); nil: none.
+	Desk Desk
 }
 
 // DefaultMaxMessages is the default cap on one conversation's messages:
@@ -118,6 +122,7 @@ func New(o Options) *Service {
 		origins:     o.Origins,
 		emitter:     o.Emitter,
 		offline:     o.Offline,
+		desk:        o.Desk,
 	}
 	if s.maxMessages <= 0 {
 		s.maxMessages = DefaultMaxMessages

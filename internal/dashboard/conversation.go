@@ -36,6 +36,10 @@ type conversationData struct {
 	// Others are the same verified contact's other conversations (by
 	// user_id across the account), newest first, on the full page only.
 	Others []domain.Conversation
+	// The operator desk: whether resolve/reopen is offered (a desk is
+	// set), and the team an owner may assign to.
+	Desk      bool
+	Assignees []assignee
 	// Notes are the team's private notes (issue 19), never shown to the
 	// visitor; Canned the canned replies the reply box expands, picked
 	// for the visitor's language and filled (canned.go). DeskOn: the
@@ -104,6 +108,13 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Conv, data.Messages, data.AgentName, data.Status = c, msgs, ag.ChatbotName, status(c)
 	data.Mine = c.Mode == domain.ModeHuman && c.AssigneeID == user(r).ID
 	data.Holder = c.AssigneeName
+	data.Desk = d.Desk != nil
+	if data.Desk && user(r).IsOwner() {
+		if data.Assignees, err = d.assignees(r); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
 	if err := d.deskExtras(r, &data, ag); err != nil {
 		d.fail(w, r, err)
 		return

@@ -20,6 +20,7 @@ import (
 	"parley/internal/audit"
 	"parley/internal/canned"
 	"parley/internal/chat"
+	"parley/internal/desk"
 	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
@@ -87,6 +88,9 @@ type Options struct {
 	// Origins lists the sites agents' widgets were used from, for the
 	// hint under the allowed origins; nil: no hint.
 	Origins *origins.Service
+	// Desk is the operator desk (issue 19): status, assignment, presence;
+	// nil: no resolve, assign or away controls, and their routes 404.
+	Desk *desk.Service
 	// Webhooks are the account's signed webhook endpoints (issue 18),
 	// managed by owners on /webhooks; nil: no such page, its routes 404.
 	Webhooks *webhooks.Service
@@ -208,9 +212,10 @@ type view struct {
 	// ErrorArgs fill the error message's verbs (a wait, for example).
 	ErrorArgs []any
 	Data      any
-	Surge     string // the surge banner's text, "" for none
-	Hooks     bool   // the webhooks page exists (its nav link)
-	Row       any    // one row of Data, for the shared templates (sub)
+	Surge     string    // the surge banner's text, "" for none
+	Hooks     bool      // the webhooks page exists (its nav link)
+	Row       any       // one row of Data, for the shared templates (sub)
+	Desk      *deskView // the user's presence; nil without a desk
 }
 
 // render writes a page. Pages are never cached and never framed.
@@ -226,6 +231,13 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	if u, ok := userFrom(r.Context()); ok {
 		v.User = &u
 		v.Surge = d.surgeBanner(r.Context(), v.Lang, u.AccountID)
+		if d.Desk != nil {
+			away, err := d.Desk.Away(r.Context(), u.AccountID, u.ID)
+			if err != nil {
+				d.Logger.Warn("reading presence failed", "user", u.ID, "err", err)
+			}
+			v.Desk = &deskView{Away: away}
+		}
 	}
 	if v.Flash == "" {
 		v.Flash = r.URL.Query().Get("flash")

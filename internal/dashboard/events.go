@@ -39,6 +39,9 @@ func (d *Dashboard) Events(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
+	// An open stream is an open tab: the operator is online (desk.go),
+	// even where the browser slows a hidden tab's timers.
+	d.heartbeat(r)
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	// Subscribe again before writing each event, so a change that happens
@@ -57,6 +60,7 @@ func (d *Dashboard) Events(w http.ResponseWriter, r *http.Request) {
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
+			d.heartbeat(r)
 		case <-r.Context().Done():
 			return
 		case <-d.stopping:

@@ -24,10 +24,13 @@ type inboxData struct {
 	Agent  string // filter values, as sent
 	Mode   string // "", "ai", "human" or "waiting"
 	Search string
-	Next   string // the next page's URL, "" on the last page
-	Live   string // the URL of this page's rows, for live updates
-	Open   string // the conversation open beside the list, "" on /inbox
-	Query  string // the filters as a query ("?mode=waiting"), kept on the rows' links
+	// View is the desk's filter (issue 19): "" the open conversations,
+	// "mine", "unassigned", "waiting", "resolved" or "all".
+	View  string
+	Next  string // the next page's URL, "" on the last page
+	Live  string // the URL of this page's rows, for live updates
+	Open  string // the conversation open beside the list, "" on /inbox
+	Query string // the filters as a query ("?mode=waiting"), kept on the rows' links
 }
 
 type inboxRow struct {
@@ -90,6 +93,7 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 	default:
 		data.Mode = ""
 	}
+	data.View = inboxView(q.Get("view"), u.ID, &f)
 	page, err := d.Store.Conversations(r.Context(), u.AccountID, f)
 	if err != nil {
 		return data, err
@@ -100,7 +104,8 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 	var pinned []domain.Conversation
 	if f.Before == "" && data.Search == "" && (data.Mode == "" || data.Mode == "waiting") {
 		yes := true
-		pf := store.ConversationFilter{AgentID: data.Agent, Mode: domain.ModeAI, Waiting: &yes, Limit: maxPinned}
+		// The desk's view holds for them too (open ones by default, mine...).
+		pf := store.ConversationFilter{AgentID: data.Agent, Mode: domain.ModeAI, Waiting: &yes, Status: f.Status, Assignee: f.Assignee, Limit: maxPinned}
 		pp, err := d.Store.Conversations(r.Context(), u.AccountID, pf)
 		if err != nil {
 			return data, err
@@ -155,7 +160,7 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 		}
 	}
 	filters := url.Values{}
-	for _, k := range []string{"agent", "mode", "q"} {
+	for _, k := range []string{"agent", "mode", "q", "view"} {
 		if v := q.Get(k); v != "" {
 			filters.Set(k, v)
 		}
@@ -189,4 +194,29 @@ func (d *Dashboard) renderPartial(w http.ResponseWriter, r *http.Request, page, 
 	if err != nil {
 		d.Logger.Error("rendering partial", "page", page, "name", name, "err", err)
 	}
+}
+
+// inboxView applies the inbox's view to f and returns it as understood:
+// the open conversations by default (resolved ones leave the list),
+// mine or unassigned among them, those waiting for a human, the resolved
+// ones, or all.
+func inboxView(view, userID string, f *store.ConversationFilter) string {
+	f.Status = domain.StatusOpen
+	switch view {
+	case "mine":
+		f.Assignee = &userID
+	case "unassigned":
+		none := ""
+		f.Assignee = &none
+	case "waiting":
+		yes := true
+		f.Mode, f.Waiting = domain.ModeAI, &yes
+	case "resolved":
+		f.Status = domain.StatusResolved
+	case "all":
+		f.Status = ""
+	default:
+		view = ""
+	}
+	return view
 }

@@ -31,6 +31,9 @@ type teamData struct {
 	// retention service); RetentionDays the form's value after an error.
 	Retention     *retention.Setting
 	RetentionDays string
+	// Desk is the account's auto-assign settings and who is online (nil
+	// without the desk service).
+	Desk *deskTeam
 }
 
 type memberRow struct {
@@ -67,6 +70,19 @@ func (d *Dashboard) showTeam(w http.ResponseWriter, r *http.Request, status int,
 	if data.Tokens, err = d.Store.APITokens(r.Context(), me.AccountID); err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	if d.Desk != nil {
+		set, err := d.Desk.Settings(r.Context(), me.AccountID)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ops, err := d.Desk.Operators(r.Context(), me.AccountID)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		data.Desk = &deskTeam{Settings: set, Operators: ops}
 	}
 	if d.Retention != nil {
 		set, err := d.Retention.Get(r.Context(), me.AccountID)

@@ -117,7 +117,19 @@ type Conversation struct {
 	Name     string
 	Email    string
 	Verified bool
+	// Status is open or resolved (the operator desk, issue 19); a new
+	// visitor message reopens a resolved conversation.
+	Status Status
 }
+
+// Status is a conversation's place in the desk's work: open until an
+// operator resolves it.
+type Status string
+
+const (
+	StatusOpen     Status = "open"
+	StatusResolved Status = "resolved"
+)
 
 // UsageThreshold is one usage threshold a new conversation took its
 // account across first in its billing period (store.NewConversation's

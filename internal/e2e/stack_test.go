@@ -19,6 +19,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/jobs"
@@ -51,6 +52,7 @@ type stack struct {
 	keys   map[string]string // widget key by agent: "en", "ru"
 	faults *faults
 	hub    *notify.Hub // tells when the dashboard's live stream listens
+	desk   *desk.Service
 	// hooks is the webhooks service of the dashboard's Webhooks page; its
 	// flushes are queued nowhere (noFlush), so deliveries stay pending.
 	hooks *webhooks.Service
@@ -147,11 +149,12 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 		backend := llm.New(llm.Config{BaseURL: o.llmURL, Model: "m", MaxRetries: -1}, llm.Deps{Passages: kb.Passages, Logger: quiet})
 		responder = agent.Router{Backends: []agent.Backend{backend}, Default: kb}
 	}
+	s.desk = desk.New(desk.Options{Store: st, Notifier: hub, Logger: quiet})
 	var offlineSvc *offline.Service
 	if o.smtp != nil {
 		offlineSvc = s.offlineOn(dbPath, o.smtp)
 	}
-	copts := chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages}
+	copts := chat.Options{Store: st, Responder: responder, Notifier: hub, Observer: m, Logger: quiet, InitLimits: limits, MaxMessages: maxMessages, Desk: s.desk}
 	if offlineSvc != nil {
 		copts.Offline = offlineSvc
 	}
@@ -168,12 +171,12 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	cannedSvc := &canned.Service{Store: st}
 	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc})
+		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
-	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc)
+	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc).WithDesk(s.desk)
 	if offlineSvc != nil {
 		manage = manage.WithOffline(offlineSvc)
 	}

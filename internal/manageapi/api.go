@@ -11,6 +11,7 @@ import (
 	"parley/internal/audit"
 	"parley/internal/canned"
 	"parley/internal/chat"
+	"parley/internal/desk"
 	"parley/internal/offline"
 	"parley/internal/origins"
 	"parley/internal/retention"
@@ -44,6 +45,7 @@ type API struct {
 	retention *retention.Service
 	origins   *origins.Service  // the sites widgets were used from; nil: the route answers 404
 	webhooks  *webhooks.Service // signed webhooks: their rules; nil: the routes answer 404
+	desk      *desk.Service     // the operator desk (desk.go); nil: its routes answer 404
 	canned    *canned.Service   // canned replies and private notes (issue 19); nil: the routes answer 404
 	offline   *offline.Service  // business hours and ratings (offline.go); nil: the routes answer 404
 }

@@ -23,6 +23,11 @@ type conversationSummary struct {
 	LastMessageAt *time.Time  `json:"last_message_at"` // null before the first message
 	LastMessage   string      `json:"last_message"`
 	Waiting       bool        `json:"waiting"` // asked for a human; no operator has taken over yet
+	// The operator desk (issue 19): open or resolved, and the dashboard
+	// user handling it ("" when none, or taken over through the API).
+	Status       domain.Status `json:"status"`
+	AssigneeID   string        `json:"assignee_id"`
+	AssigneeName string        `json:"assignee_name"`
 }
 
 type messageJSON struct {
@@ -40,6 +45,7 @@ func toSummary(c domain.Conversation) conversationSummary {
 	s := conversationSummary{
 		ID: c.ID, AgentID: c.AgentID, VisitorID: c.VisitorID, Mode: c.Mode, PageURL: c.PageURL,
 		CreatedAt: c.CreatedAt, LastMessage: c.LastMessage, Waiting: c.Waiting,
+		Status: c.Status, AssigneeID: c.AssigneeID, AssigneeName: c.AssigneeName,
 	}
 	if !c.LastMessageAt.IsZero() {
 		t := c.LastMessageAt
@@ -71,6 +77,10 @@ func (a *API) ListConversations(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.Waiting = &waiting
+	}
+	if err := deskFilter(q, &f); err != nil {
+		httpx.Error(w, r, err)
+		return
 	}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)

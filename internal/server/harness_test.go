@@ -20,6 +20,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/clientip"
 	"parley/internal/dashboard"
+	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
 	"parley/internal/manageapi"
@@ -47,6 +48,7 @@ type env struct {
 	store   store.Store
 	handler http.Handler
 	chat    *chat.Service
+	desk    *desk.Service
 	origins *origins.Recorder
 	reg     *metrics.Registry
 	builds  chan string // agent ids of the knowledge indexes built, for tests that wait for a rebuild
@@ -150,7 +152,8 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	auditLog := audit.New(audit.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
 	// The offline rules as in production, without e-mail (internal/offline).
 	offlineSvc := offline.New(offline.Options{Store: st, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
-	e.chat = chat.New(chat.Options{Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
+	e.desk = desk.New(desk.Options{Store: st, Notifier: hub, Audit: auditLog, Now: o.clock, Logger: slog.New(slog.DiscardHandler)})
+	e.chat = chat.New(chat.Options{Desk: e.desk, Audit: auditLog, Store: chatStore, Responder: responder, Notifier: hub, AITimeout: o.aiTimeout, Observer: m, Now: o.clock, Logger: slog.New(slog.DiscardHandler),
 		InitLimits: initLimits, MaxMessages: o.maxMsgs, Origins: e.origins, Emitter: emitter, Offline: offlineSvc})
 	t.Cleanup(e.chat.Stop)
 	var limiter ratelimit.Limiter
@@ -170,13 +173,13 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 		Origins: origins.NewService(st, o.clock),
 		// The webhooks pages as in production; flushes are not run here.
 		Webhooks: webhooks.New(webhooks.Options{Store: st, Queue: noQueue{}, Guard: guard, Audit: auditLog, Logger: quiet}),
-		Canned:   cannedSvc})
+		Canned:   cannedSvc, Desk: e.desk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
-		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithCanned(cannedSvc).
+		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithCanned(cannedSvc).WithDesk(e.desk).
 				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }).WithOffline(offlineSvc),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,

@@ -163,6 +163,7 @@ func (n NewConversation) Build() (domain.Conversation, error) {
 		Name:      id.Name,
 		Email:     id.Email,
 		Verified:  id.Verified && id.UserID != "",
+		Status:    domain.StatusOpen,
 	}
 	if !c.Verified {
 		c.UserID = "" // an unverified user id is never kept

@@ -119,8 +119,13 @@ type ConversationFilter struct {
 	Waiting *bool       // nil for all; true: only those waiting for a human
 	Search  string      // "" for all; else only those with a message containing it (case-insensitive)
 	UserID  string      // "" for all; else only those of this verified user (identity verification)
-	Limit   int         // 1..100; 0 means 50
-	Before  string      // cursor from ConversationPage.Next; "" for the first page
+	// The operator desk (issue 19): Status "" for all, else only those
+	// open or resolved; Assignee nil for all, else only those assigned to
+	// that user ("" for the unassigned).
+	Status   domain.Status
+	Assignee *string
+	Limit    int    // 1..100; 0 means 50
+	Before   string // cursor from ConversationPage.Next; "" for the first page
 }
 
 type ConversationPage struct {

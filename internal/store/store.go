@@ -50,6 +50,7 @@ type Store interface {
 	Origins
 	Webhooks
 	Identities
+	Desk
 	CannedReplies
 	Notes
 	VisitorDetails

@@ -17,7 +17,7 @@ import (
 
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
 	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name,
-	user_id, visitor_name, visitor_email, verified`
+	user_id, visitor_name, visitor_email, verified, status`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
@@ -26,7 +26,7 @@ func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 	var last *time.Time // NULL until the first message
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
 		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
-		&c.UserID, &c.Name, &c.Email, &c.Verified}, extra...)
+		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
@@ -148,6 +148,12 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	}
 	if f.Waiting != nil {
 		where = append(where, "waiting = "+arg(*f.Waiting))
+	}
+	if f.Status != "" {
+		where = append(where, "status = "+arg(f.Status))
+	}
+	if f.Assignee != nil {
+		where = append(where, "assignee_id = "+arg(*f.Assignee))
 	}
 	if f.Search != "" {
 		// E'\\' is one backslash however standard_conforming_strings is set.

@@ -20,7 +20,7 @@ import (
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode, created_at,
 	(SELECT m.created_at FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1),
 	coalesce((SELECT m.text FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1), ''),
-	waiting, misses, assignee_id, assignee_name, user_id, visitor_name, visitor_email, verified`
+	waiting, misses, assignee_id, assignee_name, user_id, visitor_name, visitor_email, verified, status`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
@@ -30,7 +30,7 @@ func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 	var last sql.NullInt64
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
 		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
-		&c.UserID, &c.Name, &c.Email, &c.Verified}, extra...)
+		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
@@ -122,6 +122,14 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if f.Waiting != nil {
 		where = append(where, "waiting = ?")
 		args = append(args, *f.Waiting)
+	}
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	if f.Assignee != nil {
+		where = append(where, "assignee_id = ?")
+		args = append(args, *f.Assignee)
 	}
 	if f.Search != "" {
 		where = append(where, `EXISTS (SELECT 1 FROM messages m

@@ -299,6 +299,19 @@ document.addEventListener('DOMContentLoaded', () => {
   });
 });
 
+// Presence (the operator desk): while a dashboard tab is open it says so
+// every 20 s (the server counts an operator online for 60 s after; the
+// inbox's event stream says so too, where a hidden tab's timers are
+// slowed). The away switch comes back to this page.
+document.addEventListener('DOMContentLoaded', () => {
+  const url = document.body.dataset.presence;
+  if (!url) return;
+  const beat = () => fetch(url, {method: 'POST', credentials: 'same-origin'}).catch(() => {});
+  beat();
+  setInterval(beat, 20000);
+  document.querySelectorAll('input[data-back]').forEach(i => { i.value = location.pathname + location.search; });
+});
+
 // Canned replies (issue 19): in a reply box with data-canned, a text that
 // is "/" and a shortcut offers the matching replies as a listbox (the
 // server filled their variables for this conversation); Tab or Enter

@@ -1,0 +1,95 @@
+package dashboard
+
+import (
+	"database/sql"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/secret"
+)
+
+// The operator desk's budget (issue 19): inbox pages under 50 ms of server
+// time with 100,000 conversations in the account, for the main filters.
+// Numbers and method in docs/benchmarks.md; timings are never asserted.
+//
+//	go test -run '^$' -bench Inbox100k -benchtime 50x ./internal/dashboard/
+
+// seedDesk writes n conversations of two messages each straight into the
+// file, one transaction: every 20th resolved, every 10th assigned to the
+// owner (human), every 100th waiting for a human.
+func seedDesk(b *testing.B, td *testDash, n int) {
+	b.Helper()
+	db, err := sql.Open("sqlite", "file:"+td.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	conv, err := tx.Prepare(`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
+		waiting, assignee_id, assignee_name, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg, err := tx.Prepare(`INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at) VALUES (?, ?, ?, ?, '', ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := time.Now().Add(-200 * 24 * time.Hour).UnixMilli()
+	for i := range n {
+		id := secret.ConversationID()
+		at := base + int64(i)*60_000
+		mode, waiting, assignee, name, status := "ai", 0, "", "", "open"
+		switch {
+		case i%20 == 0:
+			status = "resolved"
+		case i%10 == 5:
+			mode, assignee, name = "human", td.owner.ID, "Owner"
+		case i%100 == 7:
+			waiting = 1
+		}
+		if _, err := conv.Exec(id, td.agent.ID, td.owner.AccountID, secret.VisitorID(), "https://shop.example/p", mode, at,
+			waiting, assignee, name, status); err != nil {
+			b.Fatal(err)
+		}
+		text := fmt.Sprintf("Question number %d about shipping to Chișinău", i)
+		for j, m := range []struct{ role, text string }{{"visitor", text}, {"ai", "Delivery is free over 500 lei."}} {
+			if _, err := msg.Exec(id, m.role, m.text, strings.ToLower(m.text), at+int64(j)*1000); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Exec(`ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkInbox100k(b *testing.B) {
+	td := newTestDash(b, func(mux *http.ServeMux, d *Dashboard) {
+		allRoutes(mux, d)
+	})
+	seedDesk(b, td, 100_000)
+	br := td.signedIn(td.owner).c
+	for _, page := range []string{
+		"/inbox", "/inbox?view=mine", "/inbox?view=unassigned", "/inbox?view=waiting", "/inbox?view=resolved",
+		"/inbox?view=all&agent=" + td.agent.ID, "/inbox?q=chi%C8%99in%C4%83u+99999", "/inbox?q=shipping",
+	} {
+		b.Run(page, func(b *testing.B) {
+			for b.Loop() {
+				res, err := br.Get(td.srv.URL + page)
+				if err != nil || res.StatusCode != http.StatusOK {
+					b.Fatalf("%s: %v %v", page, err, res)
+				}
+				res.Body.Close()
+			}
+		})
+	}
+}
