@@ -28,6 +28,12 @@ type conversationSummary struct {
 	Status       domain.Status `json:"status"`
 	AssigneeID   string        `json:"assignee_id"`
 	AssigneeName string        `json:"assignee_name"`
+	// Who the visitor said they are (identity verification): user_id only
+	// when verified, name and email as given (or left on the offline form).
+	UserID   string `json:"user_id"`
+	Name     string `json:"name"`
+	Email    string `json:"email"`
+	Verified bool   `json:"verified"`
 }
 
 type messageJSON struct {
@@ -46,6 +52,7 @@ func toSummary(c domain.Conversation) conversationSummary {
 		ID: c.ID, AgentID: c.AgentID, VisitorID: c.VisitorID, Mode: c.Mode, PageURL: c.PageURL,
 		CreatedAt: c.CreatedAt, LastMessage: c.LastMessage, Waiting: c.Waiting,
 		Status: c.Status, AssigneeID: c.AssigneeID, AssigneeName: c.AssigneeName,
+		UserID: c.UserID, Name: c.Name, Email: c.Email, Verified: c.Verified,
 	}
 	if !c.LastMessageAt.IsZero() {
 		t := c.LastMessageAt

@@ -8,12 +8,10 @@ import (
 )
 
 // The privacy requests of issue 18 about one widget visitor, by the
-// visitor_id their widget sent. A verified user_id (identity verification)
-// does not exist yet; when it does, these routes take it too (say a
-// user: prefix or a query parameter) and the store gains the matching
-// reads, so the URL's {id} stays the one thing to name a visitor by. The
-// rule and the JSON are internal/privacy's, which the dashboard's
-// conversation page calls too.
+// visitor_id their widget sent or a verified user_id (identity
+// verification): the store matches either, so the URL's {id} is the one
+// thing to name a visitor by. The rule and the JSON are internal/privacy's,
+// which the dashboard's conversation page calls too.
 
 // ExportVisitor: everything stored about the visitor in this account,
 // their conversations oldest first, each with its whole transcript. A

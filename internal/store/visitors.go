@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"parley/internal/domain"
 )
@@ -18,10 +19,17 @@ import (
 // API cannot tell an account whether another one knows a visitor.
 type Visitors interface {
 	// VisitorData reads the visitor's conversations in the account, oldest
-	// first, each with its whole transcript, oldest message first.
+	// first, each with its whole transcript, oldest message first, and
+	// what else is stored about the visitor per conversation: the browser
+	// details and page history (VisitorDetails), when they left a contact
+	// and last polled, and their rating (Offline). It reads a query per
+	// kind for all the conversations, never one per conversation.
 	VisitorData(ctx context.Context, accountID, visitorID string) ([]VisitorConversation, error)
 	// DeleteVisitor deletes the visitor's conversations in the account
 	// with their messages (and so their token counts) in one transaction.
+	// Every other row of a conversation goes with it (ON DELETE CASCADE):
+	// the browser details and page history, the contact time, the poll
+	// time, the rating, the team's notes and the operators' read marks.
 	// The account's usage is not lowered: a conversation that happened is
 	// still billed, and usage rows name no visitor. Vectors and sources
 	// are an agent's, never a visitor's, so they stay.
@@ -33,6 +41,17 @@ type Visitors interface {
 type VisitorConversation struct {
 	Conversation domain.Conversation
 	Messages     []domain.Message
+	// What the widget told about the browser and the pages the visitor
+	// was on, as VisitorContext reads it (pages latest first); the zero
+	// VisitorContext when none was stored.
+	Details VisitorContext
+	// ContactAt is when the visitor left a contact (VisitorContact),
+	// PolledAt when their widget last polled (VisitorPolledAt); zero when
+	// never.
+	ContactAt time.Time
+	PolledAt  time.Time
+	// Rating is the visitor's rating of the conversation, nil when none.
+	Rating *Rating
 }
 
 // GroupVisitorMessages puts msgs, ordered by conversation and then seq
@@ -50,6 +69,17 @@ func GroupVisitorMessages(convs []domain.Conversation, msgs []domain.Message) []
 			ms = []domain.Message{}
 		}
 		out = append(out, VisitorConversation{Conversation: c, Messages: ms})
+	}
+	return out
+}
+
+// IndexVisitorConversations maps each conversation's id to its place in
+// vcs, for the stores to fill in the other kinds they read after the
+// transcripts (details, pages, contact, poll time, rating).
+func IndexVisitorConversations(vcs []VisitorConversation) map[string]*VisitorConversation {
+	out := make(map[string]*VisitorConversation, len(vcs))
+	for i := range vcs {
+		out[vcs[i].Conversation.ID] = &vcs[i]
 	}
 	return out
 }

@@ -47,7 +47,79 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 	if err != nil {
 		return nil, fmt.Errorf("visitor data: %w", err)
 	}
-	return store.GroupVisitorMessages(convs, msgs), nil
+	out := store.GroupVisitorMessages(convs, msgs)
+	if err := s.visitorExtras(ctx, out, accountID, visitorID); err != nil {
+		return nil, fmt.Errorf("visitor data: %w", err)
+	}
+	return out, nil
+}
+
+// visitorExtras fills in the rest of what is stored per conversation in
+// two more queries: the rows a conversation has at most one of (browser
+// details, contact, poll time, rating) joined in one, and the page
+// histories in the other. A conversation deleted between the queries has
+// no rows left to find, so it keeps zero values.
+func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversation, accountID, visitorID string) error {
+	byID := store.IndexVisitorConversations(vcs)
+	rows, err := s.query(ctx, `SELECT c.id, v.user_agent, v.language, v.time_zone, v.referrer, k.given_at, p.seen_at,
+			r.rating, r.comment, r.at
+		FROM conversations c
+		LEFT JOIN conversation_visitor v ON v.conversation_id = c.id
+		LEFT JOIN visitor_contacts k ON k.conversation_id = c.id
+		LEFT JOIN visitor_seen p ON p.conversation_id = c.id
+		LEFT JOIN conversation_ratings r ON r.conversation_id = c.id
+		WHERE c.account_id = ? AND (c.visitor_id = ? OR c.user_id = ?)`, accountID, visitorID, visitorID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var ua, lang, tz, ref, comment sql.NullString // NULL: no such row
+		var given, seen, rating, ratedAt sql.NullInt64
+		if err := rows.Scan(&id, &ua, &lang, &tz, &ref, &given, &seen, &rating, &comment, &ratedAt); err != nil {
+			return err
+		}
+		vc := byID[id]
+		if vc == nil {
+			continue // created after the conversations were read
+		}
+		vc.Details = store.VisitorContext{UserAgent: ua.String, Language: lang.String, TimeZone: tz.String, Referrer: ref.String}
+		if given.Valid {
+			vc.ContactAt = fromMillis(given.Int64)
+		}
+		if seen.Valid {
+			vc.PolledAt = fromMillis(seen.Int64)
+		}
+		if rating.Valid {
+			vc.Rating = &store.Rating{ConversationID: id, AccountID: accountID, Rating: int(rating.Int64),
+				Comment: comment.String, At: fromMillis(ratedAt.Int64)}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	pages, err := s.query(ctx, `SELECT conversation_id, url, at FROM conversation_pages
+		WHERE conversation_id IN (SELECT id FROM conversations WHERE account_id = ? AND (visitor_id = ? OR user_id = ?))
+		ORDER BY conversation_id, n DESC`, accountID, visitorID, visitorID)
+	if err != nil {
+		return err
+	}
+	defer pages.Close()
+	for pages.Next() {
+		var id string
+		var p store.PageView
+		var at int64
+		if err := pages.Scan(&id, &p.URL, &at); err != nil {
+			return err
+		}
+		p.At = fromMillis(at)
+		if vc := byID[id]; vc != nil {
+			vc.Details.Pages = append(vc.Details.Pages, p)
+		}
+	}
+	return pages.Err()
 }
 
 // DeleteVisitor deletes the conversations; their messages go with them

@@ -90,6 +90,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DueSources", testDueSources},
 		{"Vectors", testVectors},
 		{"Visitors", testVisitors},
+		{"VisitorDataComplete", testVisitorDataComplete},
+		{"VisitorErasureKeepsUsage", testVisitorErasureKeepsUsage},
 		{"AuditLog", testAuditLog},
 		{"Retention", testRetention},
 		{"Origins", testOrigins},
