@@ -111,11 +111,23 @@ func (s *Store) DeleteVisitor(ctx context.Context, accountID, visitorID string) 
 	if err := store.CheckText(accountID, visitorID); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM conversations WHERE account_id = $1 AND (visitor_id = $2 OR user_id = $2)`, accountID, visitorID)
+	// One statement: the conversations (their rows cascade), and the
+	// webhook deliveries about them, whose bodies hold their messages'
+	// text (the log, and any still pending). Bodies name the
+	// conversation's random id.
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH gone AS (
+			DELETE FROM conversations WHERE account_id = $1 AND (visitor_id = $2 OR user_id = $2) RETURNING id
+		), logs AS (
+			DELETE FROM webhook_deliveries d USING webhooks w, gone g
+			WHERE d.webhook_id = w.id AND w.account_id = $1 AND position(convert_to(g.id, 'UTF8') IN d.body) > 0
+			RETURNING 1
+		)
+		SELECT count(*) FROM gone`, accountID, visitorID).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("delete visitor: %w", dbErr(err))
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return domain.ErrNotFound
 	}
 	return nil

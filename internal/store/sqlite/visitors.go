@@ -140,20 +140,30 @@ func (s *Store) DeleteVisitor(ctx context.Context, accountID, visitorID string) 
 			return err
 		}
 		defer rows.Close()
-		n := 0
+		var ids []string
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
 				return err
 			}
-			n++
+			ids = append(ids, id)
 			s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: id})
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if n == 0 {
+		rows.Close()
+		if len(ids) == 0 {
 			return domain.ErrNotFound
+		}
+		// The webhook deliveries about these conversations hold their
+		// messages' text in their bodies (the log, and any still pending):
+		// they go too. Bodies name the conversation's random id.
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries
+				WHERE webhook_id IN (SELECT id FROM webhooks WHERE account_id = ?) AND instr(body, CAST(? AS BLOB)) > 0`, accountID, id); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

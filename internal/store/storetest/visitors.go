@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,8 +84,27 @@ func testVisitors(t *testing.T, s store.Store) {
 		noErr(t, "PollState", err)
 	}
 
+	// Webhook deliveries about the visitor's conversations carry their
+	// messages; one about another visitor's conversation stays.
+	hook, err := s.CreateWebhook(ctx, store.NewWebhook{AccountID: a.account.ID, URL: "https://hooks.example/in", Events: []string{"message.created"}, Secret: "whsec_test"})
+	noErr(t, "CreateWebhook", err)
+	deliver := func(conv domain.Conversation, n int) {
+		t.Helper()
+		_, err := s.AddDelivery(ctx, store.NewDelivery{WebhookID: hook.ID, EventID: fmt.Sprintf("evt_%s_%d", conv.ID, n), Type: "message.created",
+			Body: []byte(`{"type":"message.created","data":{"conversation_id":"` + conv.ID + `","text":"my email is ana@example.com"}}`), At: base})
+		noErr(t, "AddDelivery", err)
+	}
+	deliver(earlier, 1)
+	deliver(later, 2)
+	deliver(otherVisitor, 3)
+
 	wantErr(t, "DeleteVisitor of an unknown visitor", s.DeleteVisitor(ctx, a.account.ID, "v_unknown"), domain.ErrNotFound)
 	noErr(t, "DeleteVisitor", s.DeleteVisitor(ctx, a.account.ID, visitor))
+	left, err := s.Deliveries(ctx, a.account.ID, hook.ID, 100)
+	noErr(t, "Deliveries", err)
+	if len(left) != 1 || !strings.Contains(string(left[0].Body), otherVisitor.ID) {
+		t.Errorf("webhook deliveries after the delete: %d, want only the other visitor's", len(left))
+	}
 	wantErr(t, "DeleteVisitor again", s.DeleteVisitor(ctx, a.account.ID, visitor), domain.ErrNotFound)
 	_, err = s.VisitorData(ctx, a.account.ID, visitor)
 	wantErr(t, "VisitorData after the delete", err, domain.ErrNotFound)
