@@ -62,6 +62,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("PATCH /api/v1/account", m.Auth(m.UpdateAccount))
 	mux.HandleFunc("GET /api/v1/business-hours", m.Auth(m.GetBusinessHours))
 	mux.HandleFunc("PUT /api/v1/business-hours", m.Auth(m.SetBusinessHours))
+	mux.HandleFunc("GET /api/v1/users/{id}/wait-alert", m.Auth(m.GetWaitAlert))
+	mux.HandleFunc("PUT /api/v1/users/{id}/wait-alert", m.Auth(m.SetWaitAlert))
 	mux.HandleFunc("GET /api/v1/ratings", m.Auth(m.GetRatings))
 	mux.HandleFunc("GET /api/v1/conversations/{id}/rating", m.Auth(m.GetConversationRating))
 	mux.HandleFunc("GET /api/v1/usage", m.Auth(m.Usage))
