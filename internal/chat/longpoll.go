@@ -38,7 +38,7 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 	if err != nil || len(res.Messages) > 0 || (cur.Set && res.Human != cur.Human) {
 		return res, err
 	}
-	startHuman := res.Human
+	startHuman, startRate := res.Human, res.Rate
 
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
@@ -53,7 +53,9 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 			unsub()
 			woken, unsub = s.notifier.Subscribe(in.ConversationID)
 			s.offStack(func() { res, err = s.pollOnce(rctx, "", in.ConversationID, after) })
-			if err != nil || len(res.Messages) > 0 || res.Human != startHuman {
+			// Rate too: resolving keeps the mode human, and the widget
+			// should offer the rating at once, not at the deadline.
+			if err != nil || len(res.Messages) > 0 || res.Human != startHuman || res.Rate != startRate {
 				return res, err
 			}
 			continue

@@ -106,10 +106,13 @@ func (s *Service) Rate(ctx context.Context, in RateInput) error {
 }
 
 // AskRating is whether the widget should offer the rating: a person
-// answered the conversation and no longer handles it (handed back to the
-// AI). The status lane's "resolved" belongs here too.
+// answered the conversation and no longer handles it — handed back to the
+// AI, or resolved on the desk (which keeps the mode human and the
+// assignee). A visitor message that reopens a resolved conversation
+// withdraws the offer while a person still handles it: the conversation
+// goes on, and it is offered again when resolved or handed back.
 func AskRating(st store.PollState) bool {
-	return st.LastOperatorSeq > 0 && st.Mode != domain.ModeHuman
+	return st.LastOperatorSeq > 0 && (st.Mode != domain.ModeHuman || st.Status == domain.StatusResolved)
 }
 
 func (s *Service) widgetConversation(ctx context.Context, key, origin, id, visitorID string) (domain.Conversation, error) {

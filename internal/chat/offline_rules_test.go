@@ -133,6 +133,26 @@ func TestRate(t *testing.T) {
 	if !poll().Rate {
 		t.Fatal("no Rate after the hand-back")
 	}
+	// Resolved on the desk (mode and assignee kept): the rating is offered;
+	// reopened while a person still handles it, it is not (the talk goes on).
+	if _, err := f.svc.OperatorReply(f.ctx, f.account.ID, conv, Operator{Name: "Ion"}, "Back again"); err != nil {
+		t.Fatal(err)
+	}
+	if poll().Rate {
+		t.Fatal("Rate after the operator took it again")
+	}
+	if _, err := f.store.SetStatus(f.ctx, conv, domain.StatusResolved); err != nil {
+		t.Fatal(err)
+	}
+	if r := poll(); !r.Rate || !r.Human {
+		t.Fatalf("resolved, still human: poll = %+v, want Rate and Human", r)
+	}
+	if _, err := f.store.SetStatus(f.ctx, conv, domain.StatusOpen); err != nil {
+		t.Fatal(err)
+	}
+	if poll().Rate {
+		t.Fatal("Rate after reopening while the operator handles it")
+	}
 	for _, bad := range []int{0, 6, -1} {
 		var invalid *domain.InvalidError
 		if err := f.svc.Rate(f.ctx, RateInput{Key: f.key, ConversationID: conv, Rating: bad}); !errors.As(err, &invalid) {

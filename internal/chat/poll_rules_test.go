@@ -233,3 +233,43 @@ func TestLongPollSeesAModeChangedSinceTheCursor(t *testing.T) {
 		})
 	}
 }
+
+// Resolving a human-handled conversation keeps the mode: the long poll
+// still answers at once, with Rate, as the desk publishes the change
+// (not at its deadline, 25 s later in the widget).
+func TestLongPollWakesForTheRating(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	conv := f.init()
+	if _, err := f.svc.OperatorReply(f.ctx, f.account.ID, conv, Operator{Name: "Ion"}, "Hello"); err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.svc.Poll(f.ctx, PollInput{Key: f.key, ConversationID: conv})
+	if err != nil || first.Rate || !first.Human {
+		t.Fatalf("before resolving: %+v, %v", first, err)
+	}
+	woke := make(chan PollResult, 1)
+	go func() {
+		res, _ := f.svc.Poll(f.ctx, PollInput{Key: f.key, ConversationID: conv, After: first.Cursor, Wait: MaxPollWait})
+		woke <- res
+	}()
+	// Once the poll counts as waiting it has subscribed (Waiting is counted
+	// after the subscription and the first read).
+	for deadline := time.Now().Add(10 * time.Second); f.svc.Waiting() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the long poll never began waiting")
+		}
+	}
+	if _, err := f.store.SetStatus(f.ctx, conv, domain.StatusResolved); err != nil {
+		t.Fatal(err)
+	}
+	f.notes.Publish(conv) // as desk.Service does after a status change
+	select {
+	case res := <-woke:
+		if !res.Rate || !res.Human {
+			t.Fatalf("after resolving: %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("resolving did not wake the long poll")
+	}
+}

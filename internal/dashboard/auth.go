@@ -282,7 +282,12 @@ func hashNewPassword(p string) (hash, key string) {
 }
 
 func (d *Dashboard) PasswordPage(w http.ResponseWriter, r *http.Request) {
-	d.render(w, r, http.StatusOK, "password", view{Title: "password.title"})
+	data, err := d.accountPage(r, "")
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, http.StatusOK, "password", view{Title: "password.title", Data: data})
 }
 
 // ChangePassword also ends every other session of the user. Wrong current
@@ -291,7 +296,12 @@ func (d *Dashboard) PasswordPage(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) ChangePassword(w http.ResponseWriter, r *http.Request) {
 	u := user(r)
 	fail := func(status int, key string, args ...any) {
-		d.render(w, r, status, "password", view{Title: "password.title", Error: key, ErrorArgs: args})
+		data, err := d.accountPage(r, "")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		d.render(w, r, status, "password", view{Title: "password.title", Error: key, ErrorArgs: args, Data: data})
 	}
 	if status, key := readForm(w, r, maxForm); key != "" {
 		fail(status, key)

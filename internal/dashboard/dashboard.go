@@ -103,7 +103,8 @@ type Options struct {
 	// else the inbox shows neither.
 	DeskView *deskview.Service
 	// Offline holds business hours, wait alerts and ratings (issue 19);
-	// nil: the conversation page shows no rating.
+	// nil: the conversation page shows no rating, the team page no
+	// business hours, the account page no wait alert (their routes 404).
 	Offline *offline.Service
 }
 

@@ -34,6 +34,9 @@ type teamData struct {
 	// Desk is the account's auto-assign settings and who is online (nil
 	// without the desk service).
 	Desk *deskTeam
+	// Hours is the account's business hours form (nil without the offline
+	// service): the stored hours, or the posted ones after an error.
+	Hours *hoursForm
 }
 
 type memberRow struct {
@@ -83,6 +86,14 @@ func (d *Dashboard) showTeam(w http.ResponseWriter, r *http.Request, status int,
 			return
 		}
 		data.Desk = &deskTeam{Settings: set, Operators: ops}
+	}
+	if d.Offline != nil && data.Hours == nil {
+		h, err := d.Offline.Hours(r.Context(), me.AccountID)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		data.Hours = newHoursForm(h, d.Offline.MailEnabled())
 	}
 	if d.Retention != nil {
 		set, err := d.Retention.Get(r.Context(), me.AccountID)

@@ -171,7 +171,7 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	cannedSvc := &canned.Service{Store: st}
 	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk})
+		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk, Offline: offlineSvc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,3 +114,55 @@ func (a *API) GetRatings(w http.ResponseWriter, r *http.Request) {
 	}
 	httpx.JSON(w, http.StatusOK, ratingsJSON{From: from.UTC(), To: to.UTC(), Count: st.Count, Average: st.Average(), Scores: st.Scores})
 }
+
+// waitAlertJSON is a user's wait alert: an e-mail to the user when a
+// conversation waits for a person that many minutes (0: off).
+type waitAlertJSON struct {
+	UserID  string `json:"user_id"`
+	Minutes int    `json:"wait_alert_minutes"`
+	// MailEnabled: whether e-mail is configured (PARLEY_SMTP_URL); off,
+	// the setting is kept but nothing is sent.
+	MailEnabled bool `json:"mail_enabled"`
+}
+
+// GetWaitAlert: a user of the account's wait alert. The API acts as the
+// account, so it reads and sets any of its users' (the dashboard: each
+// user their own); another account's user is 404.
+func (a *API) GetWaitAlert(w http.ResponseWriter, r *http.Request) {
+	if a.offline == nil {
+		httpx.Error(w, r, domain.ErrNotFound)
+		return
+	}
+	id := r.PathValue("id")
+	n, err := a.offline.WaitAlert(r.Context(), account(r).ID, id)
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, waitAlertJSON{UserID: id, Minutes: n, MailEnabled: a.offline.MailEnabled()})
+}
+
+// SetWaitAlert sets a user's wait alert: {"wait_alert_minutes": 0..1440}.
+func (a *API) SetWaitAlert(w http.ResponseWriter, r *http.Request) {
+	if a.offline == nil {
+		httpx.Error(w, r, domain.ErrNotFound)
+		return
+	}
+	var in struct {
+		Minutes *int `json:"wait_alert_minutes"`
+	}
+	if err := httpx.Decode(w, r, &in); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	if in.Minutes == nil {
+		httpx.Error(w, r, domain.Invalid("wait_alert_minutes is required"))
+		return
+	}
+	id := r.PathValue("id")
+	if err := a.offline.SetWaitAlert(r.Context(), account(r).ID, id, *in.Minutes); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	httpx.JSON(w, http.StatusOK, waitAlertJSON{UserID: id, Minutes: *in.Minutes, MailEnabled: a.offline.MailEnabled()})
+}

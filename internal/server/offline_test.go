@@ -79,6 +79,34 @@ func TestOfflineRoutes(t *testing.T) {
 	if r.status != 200 || r.body["rating"] != float64(5) || r.body["comment"] != "Thanks" {
 		t.Fatalf("GET rating: %d %s", r.status, r.raw)
 	}
+
+	// Resolving a human conversation (mode and assignee kept) offers the
+	// rating; a visitor message reopens it and withdraws the offer.
+	conv2, _ := e.start()
+	poll := func() response {
+		t.Helper()
+		return e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv2, nil, nil)
+	}
+	e.api("POST", "/api/v1/conversations/"+conv2+"/messages", map[string]any{"text": "Ion here"})
+	if r := poll(); r.body["rate"] == true || r.body["handoff"] != "human" {
+		t.Fatalf("poll while the operator handles it: %s", r.raw)
+	}
+	if r := e.api("POST", "/api/v1/conversations/"+conv2+"/resolve", nil); r.status >= 300 {
+		t.Fatalf("resolve: %d %s", r.status, r.raw)
+	}
+	if r := poll(); r.body["rate"] != true || r.body["handoff"] != "human" {
+		t.Fatalf("poll after resolving: %s", r.raw)
+	}
+	if r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv2, "text": "One more thing"}, nil); r.status != 200 {
+		t.Fatalf("visitor message: %d %s", r.status, r.raw)
+	}
+	if c, _ := e.store.Conversation(t.Context(), conv2); c.Status != "open" {
+		t.Fatalf("status after the visitor's message: %q", c.Status)
+	}
+	if r := poll(); r.body["rate"] == true {
+		t.Fatalf("poll after reopening: %s", r.raw)
+	}
+
 	r = e.api("GET", "/api/v1/ratings", nil)
 	if r.status != 200 || r.body["count"] != float64(1) || r.body["average"] != float64(5) {
 		t.Fatalf("GET ratings: %d %s", r.status, r.raw)

@@ -110,6 +110,9 @@ type PollState struct {
 	AgentID         string
 	Mode            domain.Mode
 	LastOperatorSeq int64
+	// Status: open or resolved (the operator desk, issue 19); the widget
+	// offers the rating of a resolved conversation (chat.AskRating).
+	Status domain.Status
 }
 
 // ConversationFilter selects and pages conversations, newest first.

@@ -207,7 +207,8 @@ func (s *Store) PollState(ctx context.Context, id string) (store.PollState, erro
 	var st store.PollState
 	err := s.pool.QueryRow(ctx, `
 		SELECT agent_id, mode,
-			COALESCE((SELECT max(seq) FROM messages WHERE conversation_id = c.id AND role = 'operator'), 0)
-		FROM conversations c WHERE id = $1`, id).Scan(&st.AgentID, &st.Mode, &st.LastOperatorSeq)
+			COALESCE((SELECT max(seq) FROM messages WHERE conversation_id = c.id AND role = 'operator'), 0),
+			status
+		FROM conversations c WHERE id = $1`, id).Scan(&st.AgentID, &st.Mode, &st.LastOperatorSeq, &st.Status)
 	return st, notFound(err, domain.ErrNotFound)
 }

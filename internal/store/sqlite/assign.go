@@ -29,7 +29,7 @@ func (s *Store) SetStatus(ctx context.Context, conversationID string, st domain.
 			return nil
 		}
 		changed = true
-		s.invalidate(cacheEvent{what: forgetConversation, id: conversationID})
+		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET status = ?,
 			waiting = CASE WHEN ? = 'resolved' THEN 0 ELSE waiting END WHERE id = ?`, st, st, conversationID)
 		return err

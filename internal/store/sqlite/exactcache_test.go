@@ -80,13 +80,13 @@ func TestPollStateAfterWritesUnderReaders(t *testing.T) {
 				t.Fatal(err)
 			}
 			prev, _ := s.PollState(ctx, conv.ID)
-			want = store.PollState{AgentID: ag.ID, Mode: modes[i%2], LastOperatorSeq: prev.LastOperatorSeq}
+			want = store.PollState{AgentID: ag.ID, Mode: modes[i%2], LastOperatorSeq: prev.LastOperatorSeq, Status: domain.StatusOpen}
 		} else {
 			m, c, err := s.AddMessage(ctx, store.NewMessage{ConversationID: conv.ID, Role: domain.RoleOperator, Text: "hi", OperatorName: "Ana", SetMode: modes[i%2]})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = store.PollState{AgentID: ag.ID, Mode: c.Mode, LastOperatorSeq: m.Seq}
+			want = store.PollState{AgentID: ag.ID, Mode: c.Mode, LastOperatorSeq: m.Seq, Status: domain.StatusOpen}
 		}
 		for range 3 {
 			if got, err := s.PollState(ctx, conv.ID); err != nil || got != want {

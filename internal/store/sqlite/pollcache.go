@@ -11,7 +11,7 @@ import (
 // conversation's store.PollState, so that a widget poll with nothing new —
 // most polls — reads nothing from the database. The writes that can change
 // it — an operator message or a mode set by AddMessage or AddExchange,
-// SetMode, TakeOver, and DeleteUser, which hands conversations back to the
+// SetMode, TakeOver, SetStatus (resolve, reopen), and DeleteUser, which hands conversations back to the
 // AI — record forgetPollState (or forgetConversations), applied once
 // committed (see exactCache).
 
@@ -26,8 +26,9 @@ func (s *Store) PollState(ctx context.Context, id string) (store.PollState, erro
 	}
 	err := s.queryRow(ctx, `
 		SELECT agent_id, mode,
-			COALESCE((SELECT max(seq) FROM messages WHERE conversation_id = c.id AND role = 'operator'), 0)
-		FROM conversations c WHERE id = ?`, id).Scan(&st.AgentID, &st.Mode, &st.LastOperatorSeq)
+			COALESCE((SELECT max(seq) FROM messages WHERE conversation_id = c.id AND role = 'operator'), 0),
+			status
+		FROM conversations c WHERE id = ?`, id).Scan(&st.AgentID, &st.Mode, &st.LastOperatorSeq, &st.Status)
 	s.cache.polls.done(id, r, st, err == nil)
 	return st, notFound(err, domain.ErrNotFound)
 }

@@ -10,19 +10,21 @@ import (
 
 // testPollState: a conversation's poll state follows every write that can
 // change it — operator messages, takeovers, mode changes, a deleted
-// operator's conversations going back to the AI — and ignores the ones
+// operator's conversations going back to the AI, resolving and reopening
+// (its status, issue 19) — and ignores the ones
 // that cannot. It is read before every write, so a store that caches it
 // must forget what each write changes.
 func testPollState(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	f := setup(t, s, many)
 	c := f.conversation(t, s, base)
+	status := domain.StatusOpen
 	want := func(what string, mode domain.Mode, lastOp int64) {
 		t.Helper()
 		st, err := s.PollState(ctx, c.ID)
 		noErr(t, "PollState "+what, err)
-		if st != (store.PollState{AgentID: f.agent.ID, Mode: mode, LastOperatorSeq: lastOp}) {
-			t.Fatalf("%s: PollState = %+v, want agent %s, %s, last operator message %d", what, st, f.agent.ID, mode, lastOp)
+		if st != (store.PollState{AgentID: f.agent.ID, Mode: mode, LastOperatorSeq: lastOp, Status: status}) {
+			t.Fatalf("%s: PollState = %+v, want agent %s, %s, last operator message %d, %s", what, st, f.agent.ID, mode, lastOp, status)
 		}
 	}
 	want("new", domain.ModeAI, 0)
@@ -43,6 +45,14 @@ func testPollState(t *testing.T, s store.Store) {
 	_, err = s.SetMode(ctx, c.ID, domain.ModeHuman)
 	noErr(t, "SetMode human", err)
 	want("taken by SetMode", domain.ModeHuman, op.Seq)
+	_, err = s.SetStatus(ctx, c.ID, domain.StatusResolved)
+	noErr(t, "SetStatus resolved", err)
+	status = domain.StatusResolved
+	want("resolved", domain.ModeHuman, op.Seq)
+	_, err = s.SetStatus(ctx, c.ID, domain.StatusOpen)
+	noErr(t, "SetStatus open", err)
+	status = domain.StatusOpen
+	want("reopened", domain.ModeHuman, op.Seq)
 	_, err = s.SetMode(ctx, c.ID, domain.ModeAI)
 	noErr(t, "SetMode ai", err)
 	want("handed back again", domain.ModeAI, op.Seq)
