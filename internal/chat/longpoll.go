@@ -38,11 +38,20 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 	if err != nil || len(res.Messages) > 0 || (cur.Set && res.Human != cur.Human) {
 		return res, err
 	}
-	startHuman := res.Human
+	startHuman, startTyping := res.Human, res.Typing
 
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
-	deadline := time.NewTimer(in.Wait)
+	// While an operator types, answer when that signal goes stale at the
+	// latest, so the widget learns whether they still type (a signal
+	// that continues an indicator wakes no one: typing.go).
+	wait := in.Wait
+	if startTyping != "" {
+		if d := res.typingUntil.Sub(s.now()) + 100*time.Millisecond; d < wait {
+			wait = max(d, 100*time.Millisecond)
+		}
+	}
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	// The reads after the first need not stop when the client leaves: they
 	// are short, and the last one answers whoever is still there.
@@ -53,7 +62,7 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 			unsub()
 			woken, unsub = s.notifier.Subscribe(in.ConversationID)
 			s.offStack(func() { res, err = s.pollOnce(rctx, "", in.ConversationID, after) })
-			if err != nil || len(res.Messages) > 0 || res.Human != startHuman {
+			if err != nil || len(res.Messages) > 0 || res.Human != startHuman || res.Typing != startTyping {
 				return res, err
 			}
 			continue
