@@ -155,6 +155,7 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	if err != nil {
 		return domain.Message{}, err
 	}
+	s.typing.stopOperator(conversationID)
 	s.changed(accountID, conversationID)
 	s.audit.Record(ctx, accountID, audit.ConversationReply, audit.Target("conversation", conversationID))
 	if before.Mode != domain.ModeHuman {

@@ -38,11 +38,20 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 	if err != nil || len(res.Messages) > 0 || (cur.Set && res.Human != cur.Human) {
 		return res, err
 	}
-	startHuman, startRate := res.Human, res.Rate
+	startHuman, startRate, startTyping := res.Human, res.Rate, res.Typing
 
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
-	deadline := time.NewTimer(in.Wait)
+	// While an operator types, answer when that signal goes stale at the
+	// latest, so the widget learns whether they still type (a signal
+	// that continues an indicator wakes no one: typing.go).
+	wait := in.Wait
+	if startTyping != "" {
+		if d := res.typingUntil.Sub(s.now()) + 100*time.Millisecond; d < wait {
+			wait = max(d, 100*time.Millisecond)
+		}
+	}
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	// The reads after the first need not stop when the client leaves: they
 	// are short, and the last one answers whoever is still there.
@@ -55,7 +64,7 @@ func (s *Service) longPoll(ctx context.Context, in PollInput, cur Cursor) (res P
 			s.offStack(func() { res, err = s.pollOnce(rctx, "", in.ConversationID, after) })
 			// Rate too: resolving keeps the mode human, and the widget
 			// should offer the rating at once, not at the deadline.
-			if err != nil || len(res.Messages) > 0 || res.Human != startHuman || res.Rate != startRate {
+			if err != nil || len(res.Messages) > 0 || res.Human != startHuman || res.Rate != startRate || res.Typing != startTyping {
 				return res, err
 			}
 			continue

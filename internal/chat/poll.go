@@ -31,6 +31,10 @@ type PollResult struct {
 	// Rate: the widget may ask for a rating (AskRating): a person answered
 	// and has handed the conversation back.
 	Rate bool
+	// Typing is the name of the operator typing now; "" when none
+	// (typing.go). typingUntil is when that goes stale.
+	Typing      string
+	typingUntil time.Time
 }
 
 // Poll returns the operator's messages after the cursor. With a Wait it is

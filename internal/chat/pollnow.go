@@ -48,5 +48,7 @@ func (s *Service) pollOnce(ctx context.Context, agentID, convID string, after in
 			after = msgs[len(msgs)-1].Seq
 		}
 	}
-	return PollResult{Messages: msgs, Cursor: EncodeCursor(after, st.Mode == domain.ModeHuman), Human: st.Mode == domain.ModeHuman, Rate: AskRating(st)}, nil
+	res := PollResult{Messages: msgs, Cursor: EncodeCursor(after, st.Mode == domain.ModeHuman), Human: st.Mode == domain.ModeHuman, Rate: AskRating(st)}
+	res.Typing, res.typingUntil = s.typing.Operator(convID)
+	return res, nil
 }

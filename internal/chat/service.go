@@ -52,6 +52,7 @@ type Service struct {
 	emitter     Emitter        // nil: no events (events.go)
 	offline     Offline        // nil: none (offline.go)
 	desk        Desk           // nil: no desk (desk.go)
+	typing      *Typing        // who types now (typing.go)
 }
 
 // Observer is told how AI calls and quota checks go, for metrics.
@@ -135,6 +136,7 @@ func New(o Options) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.typing = NewTyping(s.now)
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -25,11 +25,14 @@ type conversationData struct {
 	AgentName string
 	Messages  []domain.Message
 	Mine      bool // the signed-in user handles it
-	Holder    string
-	Lost      bool // a takeover just lost the race
-	Draft     string
-	Before    int64  // the page shows the messages before this seq; 0: the newest
-	Older     string // the URL of the page before this one; "" when none
+	// VisitorTyping: the visitor's widget said they type (chat.Typing);
+	// app.js refreshes the page again once that may have gone stale.
+	VisitorTyping bool
+	Holder        string
+	Lost          bool // a takeover just lost the race
+	Draft         string
+	Before        int64  // the page shows the messages before this seq; 0: the newest
+	Older         string // the URL of the page before this one; "" when none
 	// Tokens are the LLM tokens of the conversation's AI replies, on the
 	// full page only (the live part does not show them); zero is not shown.
 	Tokens domain.Tokens
@@ -108,6 +111,9 @@ func (d *Dashboard) showConversation(w http.ResponseWriter, r *http.Request, cod
 	data.Conv, data.Messages, data.AgentName, data.Status = c, msgs, ag.ChatbotName, status(c)
 	data.Mine = c.Mode == domain.ModeHuman && c.AssigneeID == user(r).ID
 	data.Holder = c.AssigneeName
+	if d.Chat != nil {
+		data.VisitorTyping = d.Chat.VisitorIsTyping(c.ID)
+	}
 	data.Desk = d.Desk != nil
 	if data.Desk && user(r).IsOwner() {
 		if data.Assignees, err = d.assignees(r); err != nil {
@@ -227,4 +233,17 @@ func (d *Dashboard) Reply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/conversations/"+c.ID+"#reply", http.StatusSeeOther)
+}
+
+// Typing is the reply box's "I am typing" signal (app.js sends it at most
+// every 3 seconds while the operator types): the visitor's widget shows
+// "<name> is typing…" for a few seconds (chat.Typing). 204.
+func (d *Dashboard) Typing(w http.ResponseWriter, r *http.Request) {
+	u := user(r)
+	if err := d.Chat.OperatorTyping(r.Context(), u.AccountID, r.PathValue("id"), chat.UserOperator(u)); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
 }

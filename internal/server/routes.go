@@ -19,6 +19,7 @@ func (s *Server) routes() *http.ServeMux {
 	// Ours (issue 19): the offline form's address and the CSAT rating.
 	mux.HandleFunc("POST /api/widget/contact", w.Contact)
 	mux.HandleFunc("POST /api/widget/rating", w.Rating)
+	mux.HandleFunc("POST /api/widget/typing", w.Typing) // issue 19: typing indicators
 	mux.Handle("GET /widget.js", s.widgetJS)
 	// The widget's UI chunk, which the loader imports when the chat first
 	// opens: at its content-hashed name (cached for a year), and at a fixed
@@ -112,6 +113,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /conversations/{id}/takeover", s.page(d.User(d.TakeOver)))
 	mux.Handle("POST /conversations/{id}/release", s.page(d.User(d.Release)))
 	mux.Handle("POST /conversations/{id}/reply", s.page(d.User(d.Reply)))
+	mux.Handle("POST /conversations/{id}/typing", s.page(d.User(d.Typing)))
 	mux.Handle("POST /conversations/{id}/resolve", s.page(d.User(d.Resolve)))
 	mux.Handle("POST /conversations/{id}/reopen", s.page(d.User(d.Reopen)))
 	mux.Handle("POST /conversations/{id}/assign", s.page(d.Owner(d.Assign)))

@@ -77,3 +77,35 @@ func (a *API) Rating(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+type typingRequest struct {
+	Key            *string `json:"key"`
+	ConversationID *string `json:"conversation_id"`
+	VisitorID      string  `json:"visitor_id"`
+}
+
+// Typing is POST /api/widget/typing (ours, issue 19): the visitor is
+// typing. 204; the operator's conversation page shows it for a few
+// seconds.
+func (a *API) Typing(w http.ResponseWriter, r *http.Request) {
+	var req typingRequest
+	if err := httpx.Decode(w, r, &req); err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	switch {
+	case req.Key == nil:
+		httpx.Error(w, r, domain.Invalid("key is required"))
+		return
+	case req.ConversationID == nil:
+		httpx.Error(w, r, domain.Invalid("conversation_id is required"))
+		return
+	}
+	err := a.chat.VisitorTyping(r.Context(), chat.VisitorTypingInput{Key: *req.Key, ConversationID: *req.ConversationID,
+		Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID})
+	if err != nil {
+		httpx.Error(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -192,6 +192,13 @@ type pollResponse struct {
 	// conversation back; the widget may ask for a rating (POST
 	// /api/widget/rating). Left out when false.
 	Rate bool `json:"rate,omitempty"`
+	// Typing (ours, issue 19): an operator is typing now; left out
+	// otherwise.
+	Typing *typingJSON `json:"typing,omitempty"`
+}
+
+type typingJSON struct {
+	Name string `json:"name"`
 }
 
 func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
@@ -216,6 +223,9 @@ func (a *API) Poll(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.Human {
 		out.Handoff = "human"
+	}
+	if res.Typing != "" {
+		out.Typing = &typingJSON{Name: res.Typing}
 	}
 	httpx.JSON(w, http.StatusOK, out)
 }

@@ -8,7 +8,7 @@
 // The texts by language: the build fills them in from the message
 // catalogues (web/i18n, keys widget.<name>), each language's joined with
 // '|' in the order of these names, which mount destructures.
-const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated');
+const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated|typing');
 
 // The server's limit, counted in code points as the server counts them.
 const MAX = 2000;
@@ -30,7 +30,7 @@ const h = (tag, cls, text, attrs = {}) => {
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
 export function mount({ key, src, lang, S, save, emit, apply, root, launcher, who }) {
-  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated] = TEXTS[lang].split('|');
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated, tTyping] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
 
@@ -56,6 +56,8 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   const title = h('span', 't');
   const log = h('div', 'lg', '', { role: 'log', 'aria-live': 'polite' });
   const dots = h('div', 'd', '', { 'aria-hidden': 'true', hidden: '' });
+  // "Ana is typing…": announced once when it appears, not per poll.
+  const ty = h('div', 'ty', '', { role: 'status' });
   const qr = h('div', 'q', '', { role: 'group', 'aria-label': tSugg });
   const st = h('div', 'st', '', { role: 'status' });
   // The length notice has its own line, so it never hides a Retry.
@@ -70,7 +72,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   head.append(title, btn('×', () => close(), 'x', { 'aria-label': tClose }));
   row.append(cnt, sendB);
   form.append(lim, box, row);
-  panel.append(head, log, dots, qr, st, form);
+  panel.append(head, log, dots, ty, qr, st, form);
   root.append(panel);
   // The newest message stays in view when the parts below the log grow (a
   // status, quick replies, a longer text), unless the visitor has scrolled
@@ -258,6 +260,15 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   // while nobody polled is only seen by asking at once. A round follows
   // one conversation: when a new one replaces it (chat's 403), the next
   // round starts at once, while the old round's long poll ends unheard.
+  // typing shows who is typing (the poll's typing field) until the server
+  // says otherwise or the signal goes stale (6 s on the server).
+  let tyT;
+  const typing = n => {
+    clearTimeout(tyT);
+    const t = n ? tTyping.replace('%s', n) : '';
+    if (ty.textContent != t) ty.textContent = t;
+    if (n) tyT = setTimeout(typing, 6500);
+  };
   let polling;
   const poll = async () => {
     const c = S.c;
@@ -279,6 +290,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
           if (panel.hidden) launcher.classList.add('new');
         }
         if (d.cursor) S.cur = d.cursor;
+        typing(!news && d.typing?.name);
         human(d.wait);
         // A person answered and handed back: ask for a rating, once per
         // conversation.
@@ -516,7 +528,14 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   // The draft survives a reload too; writing storage on every key would be
   // wasteful, so it waits for a pause (and for pagehide).
   let draftT;
+  // While a person handles the chat, tell them the visitor types: at most
+  // every 4 s (each counts toward the per-address limit of 30 a minute).
+  let typedAt = 0;
   box.oninput = () => {
+    if (S.h && S.c && box.value.trim() && Date.now() - typedAt > 4e3) {
+      typedAt = Date.now();
+      api('api/widget/typing', { key, conversation_id: S.c, visitor_id: S.v }).catch(() => {});
+    }
     count();
     S.d = box.value;
     clearTimeout(draftT);

@@ -21,7 +21,11 @@ function live(el) {
     } catch (e) { /* offline: the next event or reconnect retries */ }
     busy = false;
     if (again) { again = false; refresh(); }
+    // "Visitor is typing…" goes stale without an event: look again then.
+    clearTimeout(stale);
+    if (el.querySelector('[data-typing]')) stale = setTimeout(refresh, 6500);
   }
+  let stale;
   const es = new EventSource(el.dataset.events);
   es.addEventListener('change', refresh);
   es.addEventListener('open', refresh); // catch up after a reconnect
@@ -375,4 +379,16 @@ document.querySelectorAll('textarea[data-canned]').forEach(ta => {
     }
   }, true);
   options.forEach(o => o.addEventListener('mousedown', e => { e.preventDefault(); insert(o); }));
+});
+
+// Typing indicator (issue 19): while the operator types in a reply box
+// with data-typing-url, tell the server at most every 3 seconds; the
+// visitor's widget shows "<name> is typing…" for a few seconds.
+document.addEventListener('input', e => {
+  const box = e.target.closest?.('textarea[data-typing-url]');
+  if (!box || !box.value.trim()) return;
+  const now = Date.now();
+  if (now - (+box.dataset.typingSent || 0) < 3000) return;
+  box.dataset.typingSent = now;
+  fetch(box.dataset.typingUrl, {method: 'POST', credentials: 'same-origin'}).catch(() => {});
 });
