@@ -182,8 +182,12 @@ func TestLongPollsHeld(t *testing.T) {
 	if n := st.statuses["POST /api/widget/init"][200]; n != 4 || len(st.statuses) != 1 {
 		t.Fatalf("counted %v, want 4 inits and nothing else", st.statuses)
 	}
-	if f.mu.Lock(); len(f.sources) != 3 || len(f.conns) < 4 {
-		t.Fatalf("%d connections from %v, want four or more from 3 addresses", len(f.conns), f.sources)
+	// Each dial takes the next address, but Go's transport may dial a
+	// connection a request then does not use (an idle one came back
+	// first), so an address can go unseen: several, not exactly three
+	// (CI saw the four held polls on .2 and .4).
+	if f.mu.Lock(); len(f.sources) < 2 || len(f.conns) < 4 {
+		t.Fatalf("%d connections from %v, want four or more from at least 2 of the 3 addresses", len(f.conns), f.sources)
 	}
 }
 
