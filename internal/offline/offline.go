@@ -301,7 +301,7 @@ func (s *Service) SendWaitAlert(ctx context.Context, conversationID, userID stri
 			continue
 		}
 		var b strings.Builder
-		waited := s.o.Now().Sub(conv.LastMessageAt).Round(time.Minute)
+		waited := s.o.Now().Sub(conv.WaitingSince).Round(time.Minute)
 		fmt.Fprintf(&b, "A visitor has been waiting for a person for %s and nobody has taken the conversation.\n\n", waited)
 		if s.o.DashboardURL != "" {
 			fmt.Fprintf(&b, "Open it: %s/conversations/%s\n\n", strings.TrimRight(s.o.DashboardURL, "/"), conv.ID)
