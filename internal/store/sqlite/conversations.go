@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"parley/internal/domain"
@@ -102,113 +101,6 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 		*n.Crossed = crossed
 	}
 	return c, nil
-}
-
-// Conversations pages in f.Order with a keyset on (the order's time, id),
-// down an index keyed the same way (migration 0020; TestDeskFilterPlans):
-// a page costs the same however deep it is. Conversations created while a
-// client pages do not shift or repeat the later pages; in ByActivity, one
-// that gets a message moves to the front, before the cursor, so it is not
-// repeated either (it is missed by the later pages: it is on the first).
-func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	query, args, err := conversationsQuery(accountID, f)
-	if err != nil {
-		return store.ConversationPage{}, err
-	}
-	rows, err := s.query(ctx, query, args...)
-	if err != nil {
-		return store.ConversationPage{}, err
-	}
-	defer rows.Close()
-	page := store.ConversationPage{Conversations: []domain.Conversation{}}
-	for rows.Next() {
-		c, err := scanConversation(rows)
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		page.Conversations = append(page.Conversations, c)
-	}
-	if err := rows.Err(); err != nil {
-		return store.ConversationPage{}, err
-	}
-	if limit := f.PageSize(); len(page.Conversations) > limit {
-		page.Conversations = page.Conversations[:limit]
-		page.Next = f.Order.Next(page.Conversations[limit-1])
-	}
-	return page, nil
-}
-
-// conversationsQuery is Conversations' query for f, one row more than
-// the page (it tells whether another page follows).
-func conversationsQuery(accountID string, f store.ConversationFilter) (string, []any, error) {
-	if err := f.Check(); err != nil {
-		return "", nil, err
-	}
-	cur, err := f.PageCursor()
-	if err != nil {
-		return "", nil, err
-	}
-	where := []string{"account_id = ?"}
-	args := []any{accountID}
-	if f.AgentID != "" {
-		where = append(where, "agent_id = ?")
-		args = append(args, f.AgentID)
-	}
-	if f.UserID != "" {
-		where = append(where, "user_id = ?")
-		args = append(args, f.UserID)
-	}
-	if f.Mode != "" {
-		where = append(where, "mode = ?")
-		args = append(args, f.Mode)
-	}
-	switch {
-	// A literal, not a parameter: the planner takes the partial index
-	// conversations_waiting_since only for a WHERE it can see implies it.
-	case f.Waiting != nil && *f.Waiting:
-		where = append(where, "waiting = 1")
-	case f.Waiting != nil:
-		where = append(where, "waiting = 0")
-	}
-	if f.Status != "" {
-		where = append(where, "status = ?")
-		args = append(args, f.Status)
-	}
-	if f.Assignee != nil {
-		where = append(where, "assignee_id = ?")
-		args = append(args, *f.Assignee)
-	}
-	if f.Search != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '`+likeEscape+`')`)
-		args = append(args, containsPattern(f.Search))
-	}
-	key, order := orderBy(f.Order)
-	if cur != nil {
-		cmp := "<"
-		if f.Order == store.ByWaiting {
-			cmp = ">"
-		}
-		where = append(where, "("+key+", id) "+cmp+" (?, ?)")
-		args = append(args, millis(cur.At), cur.ID)
-	}
-	args = append(args, f.PageSize()+1)
-	return `SELECT ` + convCols + ` FROM conversations
-		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY ` + order + `
-		LIMIT ` + limitArg, args, nil
-}
-
-// orderBy is the column an order pages on and its ORDER BY: newest first
-// by start or by activity, longest waiting first.
-func orderBy(o store.Order) (key, order string) {
-	switch o {
-	case store.ByActivity:
-		return "last_activity_at", "last_activity_at DESC, id DESC"
-	case store.ByWaiting:
-		return "waiting_since", "waiting_since, id"
-	}
-	return "created_at", "created_at DESC, id DESC"
 }
 
 func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {

@@ -28,14 +28,21 @@ func TestDeskFilterPlans(t *testing.T) {
 		{"open", store.ConversationFilter{Status: open, Order: store.ByActivity}, "conversations_status"},
 		{"resolved", store.ConversationFilter{Status: resolved, Order: store.ByActivity}, "conversations_status"},
 		{"mine", store.ConversationFilter{Status: open, Assignee: &me, Order: store.ByActivity}, "conversations_assignee"},
-		{"unassigned", store.ConversationFilter{Status: open, Assignee: &none, Order: store.ByActivity}, "conversations_assignee"},
-		{"all", store.ConversationFilter{Order: store.ByActivity}, "conversations_activity"},
+		// The open ones with no assignee: nearly all the open ones.
+		{"unassigned", store.ConversationFilter{Status: open, Assignee: &none, Order: store.ByActivity}, "conversations_status"},
+		// Every status: the open and the resolved ones merged.
+		{"all", store.ConversationFilter{Order: store.ByActivity}, "conversations_status"},
 		{"all, one agent", store.ConversationFilter{AgentID: "ag", Order: store.ByActivity}, "conversations_agent_activity"},
-		{"open, one agent", store.ConversationFilter{AgentID: "ag", Status: open, Order: store.ByActivity}, ""},
+		{"open, one agent", store.ConversationFilter{AgentID: "ag", Status: open, Order: store.ByActivity}, "conversations_agent_activity"},
+		{"resolved, one agent", store.ConversationFilter{AgentID: "ag", Status: resolved, Order: store.ByActivity}, "conversations_agent_activity"},
 		{"open, handled by a human", store.ConversationFilter{Status: open, Mode: domain.ModeHuman, Order: store.ByActivity}, "conversations_status"},
+		{"open, searched", store.ConversationFilter{Status: open, Search: "boots", Order: store.ByActivity}, "conversations_status"},
 		// The waiting view and the rows pinned on top: the queue, longest first.
 		{"waiting", store.ConversationFilter{Status: open, Mode: domain.ModeAI, Waiting: &yes, Order: store.ByWaiting}, "conversations_waiting_since"},
 		{"waiting, one agent", store.ConversationFilter{AgentID: "ag", Status: open, Mode: domain.ModeAI, Waiting: &yes, Order: store.ByWaiting}, "conversations_waiting_since"},
+		{"waiting, mine", store.ConversationFilter{Status: open, Mode: domain.ModeAI, Waiting: &yes, Assignee: &me, Order: store.ByWaiting}, ""},
+		// The management API: sort=activity with an assignee, every status.
+		{"API: an assignee's, by activity", store.ConversationFilter{Assignee: &me, Order: store.ByActivity}, "conversations_assignee"},
 		// The management API's default order, by start.
 		{"API: all", store.ConversationFilter{}, "conversations_account"},
 		{"API: one agent", store.ConversationFilter{AgentID: "ag"}, "conversations_agent"},

@@ -21,16 +21,20 @@ UPDATE conversations c SET waiting_since = coalesce(
 	c.created_at)
 WHERE waiting;
 
--- Every desk view reads down an index keyed like its order, with the id
--- as the keyset's tie-break. By latest activity: the account's list (all),
--- an agent's, by status (open, resolved) and by assignee (mine,
--- unassigned). The creation-keyed conversations_account, _agent and
--- _waiting stay for the management API's default order.
+-- Every desk view reads down an index that holds its order, with the id as
+-- the keyset's tie-break, the same indexes as SQLite's (migration 0020
+-- there): by status (open, resolved; unassigned is the open ones with no
+-- assignee), by agent and status, and by assignee for the assigned ones
+-- only (mine). "All" merges the two statuses' ranges. The creation-keyed
+-- conversations_account, _agent and _waiting stay for the management
+-- API's default order.
+-- Ascending, read backwards for the newest first: a message's entry then
+-- goes to the right end of its range, where a B-tree appends cheaply.
 DROP INDEX conversations_status;
 DROP INDEX conversations_assignee;
-CREATE INDEX conversations_activity ON conversations (account_id, last_activity_at DESC, id DESC);
-CREATE INDEX conversations_agent_activity ON conversations (agent_id, last_activity_at DESC, id DESC);
-CREATE INDEX conversations_status ON conversations (account_id, status, last_activity_at DESC, id DESC);
-CREATE INDEX conversations_assignee ON conversations (account_id, assignee_id, status, last_activity_at DESC, id DESC);
+CREATE INDEX conversations_status ON conversations (account_id, status, last_activity_at, id);
+CREATE INDEX conversations_agent_activity ON conversations (agent_id, status, last_activity_at, id);
+CREATE INDEX conversations_assignee ON conversations (account_id, assignee_id, status, last_activity_at, id)
+	WHERE assignee_id <> '';
 -- The waiting queue, longest first: only waiting conversations are in it.
 CREATE INDEX conversations_waiting_since ON conversations (account_id, waiting_since, id) WHERE waiting;

@@ -22,18 +22,23 @@ UPDATE conversations SET waiting_since = coalesce(
 	created_at)
 WHERE waiting = 1;
 
--- Every desk view reads down an index keyed like its order, with the id
--- as the keyset's tie-break. By latest activity: the account's list (all),
--- an agent's, by status (open, resolved) and by assignee (mine,
--- unassigned). The creation-keyed conversations_account, _agent and
--- _waiting stay for the management API's default order; a message does
--- not touch them.
+-- Every desk view reads down an index that holds its order, with the id as
+-- the keyset's tie-break. Every message moves its conversation in each
+-- index keyed on last_activity_at (an entry deleted and inserted), so they
+-- are as few as the views allow: by status (open, resolved; unassigned is
+-- the open ones with no assignee), by agent and status, and by assignee
+-- for the assigned ones only (mine), which a chat with the AI never
+-- touches. "All" merges the two statuses' ranges. The creation-keyed
+-- conversations_account, _agent and _waiting stay for the management
+-- API's default order; a message does not touch them.
+-- Ascending, read backwards for the newest first: a message's entry then
+-- goes to the right end of its range, where a B-tree appends cheaply.
 DROP INDEX conversations_status;
 DROP INDEX conversations_assignee;
-CREATE INDEX conversations_activity ON conversations (account_id, last_activity_at DESC, id DESC);
-CREATE INDEX conversations_agent_activity ON conversations (agent_id, last_activity_at DESC, id DESC);
-CREATE INDEX conversations_status ON conversations (account_id, status, last_activity_at DESC, id DESC);
-CREATE INDEX conversations_assignee ON conversations (account_id, assignee_id, status, last_activity_at DESC, id DESC);
+CREATE INDEX conversations_status ON conversations (account_id, status, last_activity_at, id);
+CREATE INDEX conversations_agent_activity ON conversations (agent_id, status, last_activity_at, id);
+CREATE INDEX conversations_assignee ON conversations (account_id, assignee_id, status, last_activity_at, id)
+	WHERE assignee_id <> '';
 -- The waiting queue, longest first: only waiting conversations are in it,
--- so keeping it costs nothing to the others' messages.
+-- and it is keyed on the wait's start, which their messages leave.
 CREATE INDEX conversations_waiting_since ON conversations (account_id, waiting_since, id) WHERE waiting = 1;
