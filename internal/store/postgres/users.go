@@ -85,6 +85,13 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 	return rowsAffected(s.pool.Exec(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, userID))
 }
 
+func (s *Store) SetUserLanguage(ctx context.Context, userID, lang string) error {
+	if err := store.CheckText(userID, lang); err != nil {
+		return err
+	}
+	return rowsAffected(s.pool.Exec(ctx, `UPDATE users SET language = $1 WHERE id = $2`, lang, userID))
+}
+
 // DeleteUser counts the owners, asks store.CanDeleteUser and deletes in
 // one transaction holding the
 // account's row lock, so two owners deleting each other at once (from two

@@ -93,6 +93,13 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, userID))
 }
 
+func (s *Store) SetUserLanguage(ctx context.Context, userID, lang string) error {
+	if err := store.CheckText(userID, lang); err != nil {
+		return err
+	}
+	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET language = ? WHERE id = ?`, lang, userID))
+}
+
 // DeleteUser counts the owners, asks store.CanDeleteUser and deletes in
 // one writer transaction, so
 // two owners deleting each other at once cannot leave the account with
