@@ -72,7 +72,7 @@ func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User
 func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+userCols+` FROM users WHERE account_id = $1 ORDER BY created_at, ord`,
 		accountID)
-	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.User, error) { return scanUser(row) })
+	users, err := pgx.CollectRows(rows, rowTo(scanUser))
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}

@@ -149,21 +149,16 @@ func (s *Store) WaitAlert(ctx context.Context, accountID, userID string) (int, e
 }
 
 func (s *Store) WaitAlerts(ctx context.Context, accountID string) ([]store.WaitAlert, error) {
-	rows, err := s.query(ctx, `SELECT u.id, u.email, u.name, u.language, w.minutes FROM wait_alerts w
+	out, err := queryAll(ctx, s, func(sc scanner) (store.WaitAlert, error) {
+		var a store.WaitAlert
+		err := sc.Scan(&a.UserID, &a.Email, &a.Name, &a.Lang, &a.Minutes)
+		return a, err
+	}, `SELECT u.id, u.email, u.name, u.language, w.minutes FROM wait_alerts w
 		JOIN users u ON u.id = w.user_id WHERE w.account_id = ? AND w.minutes > 0 ORDER BY u.id`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("wait alerts: %w", err)
 	}
-	defer rows.Close()
-	var out []store.WaitAlert
-	for rows.Next() {
-		var a store.WaitAlert
-		if err := rows.Scan(&a.UserID, &a.Email, &a.Name, &a.Lang, &a.Minutes); err != nil {
-			return nil, fmt.Errorf("wait alerts: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) SetRating(ctx context.Context, r store.Rating) error {

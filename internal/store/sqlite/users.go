@@ -67,21 +67,7 @@ func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User
 }
 
 func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, error) {
-	rows, err := s.query(ctx, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`,
-		accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	users := []domain.User{}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		users = append(users, u)
-	}
-	return users, rows.Err()
+	return queryAll(ctx, s, scanUser, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
 }
 
 // SetPassword changes only the user's hash. accounts.password_hash is the

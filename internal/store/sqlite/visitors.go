@@ -134,25 +134,11 @@ func (s *Store) DeleteVisitor(ctx context.Context, accountID, visitorID string) 
 		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `DELETE FROM conversations
+		ids, err := s.deleteConversations(ctx, tx, `DELETE FROM conversations
 			WHERE account_id = ? AND (visitor_id = ? OR user_id = ?) RETURNING id`, accountID, visitorID, visitorID)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: id})
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
 		if len(ids) == 0 {
 			return domain.ErrNotFound
 		}
