@@ -96,18 +96,9 @@ func (s *Service) wantsMail(ctx context.Context, conv domain.Conversation) (stor
 // conversation still waits for a human. A conversation or user gone
 // sends nothing.
 func (s *Service) SendWaitAlert(ctx context.Context, conversationID, userID string) error {
-	if s.o.Mail == nil {
-		return nil
-	}
-	conv, err := s.o.Store.Conversation(ctx, conversationID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	conv, ok, err := s.jobConversation(ctx, conversationID)
+	if !ok || !conv.Waiting || conv.Mode == domain.ModeHuman {
 		return err
-	}
-	if !conv.Waiting || conv.Mode == domain.ModeHuman {
-		return nil
 	}
 	alerts, err := s.o.Store.WaitAlerts(ctx, conv.AccountID)
 	if err != nil {
@@ -141,14 +132,8 @@ func (s *Service) SendWaitAlert(ctx context.Context, conversationID, userID stri
 // SendReply is the reply-mail job: it mails the visitor the transcript if
 // they still are not connected.
 func (s *Service) SendReply(ctx context.Context, conversationID string) error {
-	if s.o.Mail == nil {
-		return nil
-	}
-	conv, err := s.o.Store.Conversation(ctx, conversationID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	conv, ok, err := s.jobConversation(ctx, conversationID)
+	if !ok {
 		return err
 	}
 	given, want, err := s.wantsMail(ctx, conv)
@@ -172,6 +157,20 @@ func (s *Service) SendReply(ctx context.Context, conversationID string) error {
 		return err
 	}
 	return s.o.Mail.Send(ctx, mail.Message{To: conv.Email, ToName: conv.Name, Subject: w.text("mail.reply.subject"), Text: w.String()})
+}
+
+// jobConversation is what a mail job starts from: the conversation, with
+// ok false when there is nothing to send (e-mail off, the conversation
+// gone) or err to retry the job on.
+func (s *Service) jobConversation(ctx context.Context, id string) (domain.Conversation, bool, error) {
+	if s.o.Mail == nil {
+		return domain.Conversation{}, false, nil
+	}
+	conv, err := s.o.Store.Conversation(ctx, id)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.Conversation{}, false, nil
+	}
+	return conv, err == nil, err
 }
 
 // transcript writes the conversation's latest messages, oldest first, one
