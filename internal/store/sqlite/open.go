@@ -45,6 +45,10 @@ type Store struct {
 	checkpointDone chan struct{}
 	closing        sync.RWMutex // guards closed against sends on writes
 	closed         bool
+
+	// searchCap is searchCandidates; a test lowers it to take the
+	// search's other way (search.go).
+	searchCap int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -86,7 +90,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	s := &Store{
 		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
-		cache: newCaches(),
+		cache: newCaches(), searchCap: searchCandidates,
 	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()
