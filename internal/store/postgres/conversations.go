@@ -123,6 +123,9 @@ func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversatio
 	return c, notFound(err, domain.ErrNotFound)
 }
 
+// inboxOrder is the order of Conversations' pages.
+const inboxOrder = `created_at DESC, id DESC`
+
 // Conversations pages newest first with a keyset on (created_at, id): a page
 // costs the same however deep it is, and conversations created while a
 // client pages do not shift or repeat the later pages. ids are COLLATE "C",
@@ -156,9 +159,11 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, "assignee_id = "+arg(*f.Assignee))
 	}
 	if f.Search != "" {
-		// E'\\' is one backslash however standard_conforming_strings is set.
-		where = append(where, `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE `+arg(containsPattern(f.Search))+` ESCAPE E'\\')`)
+		cond, err := s.searchCondition(ctx, f.Search, where, arg, inboxOrder)
+		if err != nil {
+			return store.ConversationPage{}, fmt.Errorf("conversations: %w", err)
+		}
+		where = append(where, cond)
 	}
 	if f.Before != "" {
 		c, err := store.DecodeCursor(f.Before)
@@ -170,7 +175,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	// One row more than asked tells whether another page follows.
 	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations
 		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY created_at DESC, id DESC
+		ORDER BY `+inboxOrder+`
 		LIMIT `+arg(limit+1), args...)
 	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
 		return scanConversation(row)
