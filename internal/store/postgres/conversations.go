@@ -158,19 +158,21 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if f.Assignee != nil {
 		where = append(where, "assignee_id = "+arg(*f.Assignee))
 	}
-	if f.Search != "" {
-		cond, err := s.searchCondition(ctx, f.Search, where, arg, inboxOrder)
-		if err != nil {
-			return store.ConversationPage{}, fmt.Errorf("conversations: %w", err)
-		}
-		where = append(where, cond)
-	}
+	view := len(where)
 	if f.Before != "" {
 		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
 			return store.ConversationPage{}, err
 		}
 		where = append(where, "(created_at, id) < ("+arg(c.CreatedAt)+"::timestamptz, "+arg(c.ID)+")")
+	}
+	if f.Search != "" {
+		cond, err := s.searchCondition(ctx, f.Search, searchScope{where: where, view: view, args: args, arg: arg,
+			order: inboxOrder, limit: limit + 1})
+		if err != nil {
+			return store.ConversationPage{}, fmt.Errorf("conversations: %w", err)
+		}
+		where = append(where, cond)
 	}
 	// One row more than asked tells whether another page follows.
 	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations

@@ -60,7 +60,7 @@ func TestSearchPlans(t *testing.T) {
 		var args []any
 		arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 		view := []string{"account_id = " + arg("acc"), "status = " + arg("open")}
-		cond, err := s.searchCondition(ctx, q, view, arg, inboxOrder)
+		cond, err := s.searchCondition(ctx, q, searchScope{where: view, view: len(view), args: args, arg: arg, order: inboxOrder, limit: 51})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"parley/internal/domain"
@@ -134,15 +135,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, "assignee_id = ?")
 		args = append(args, *f.Assignee)
 	}
-	from := "conversations"
-	if f.Search != "" {
-		sq, err := s.searchQuery(ctx, f.Search, where, args, inboxOrder)
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		from, args = sq.from, append(append(sq.fromArgs, args...), sq.condArgs...)
-		where = append(where, sq.cond)
-	}
+	view, viewArgs := len(where), len(args)
 	if f.Before != "" {
 		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
@@ -150,6 +143,16 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		}
 		where = append(where, "(created_at, id) < (?, ?)")
 		args = append(args, millis(c.CreatedAt), c.ID)
+	}
+	from := "conversations"
+	if f.Search != "" {
+		sq, err := s.searchQuery(ctx, f.Search, searchScope{where: where, args: args, view: view, viewArgs: viewArgs,
+			order: inboxOrder, limit: limit + 1})
+		if err != nil {
+			return store.ConversationPage{}, err
+		}
+		from, args = sq.from, slices.Concat(sq.fromArgs, args, sq.condArgs)
+		where = append(where, sq.cond)
 	}
 	// One row more than asked tells whether another page follows.
 	args = append(args, limit+1)

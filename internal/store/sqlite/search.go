@@ -71,20 +71,41 @@ func foldExistingMessages(ctx context.Context, tx *sql.Tx) error {
 func fold(s string) string            { return store.Fold(s) }
 func containsPattern(q string) string { return store.ContainsPattern(q) }
 
-// The inbox search has two ways to find a page of matching conversations,
-// and searchQuery picks one per query by counting the matching messages in
-// the FTS5 index (migration 0021), at most searchCandidates+1 of them:
+// The inbox search has two ways to find a page of matching conversations
+// of three characters or more, and searchQuery picks one per query:
 //
-//   - few matches (a rare term): the index's matches are the candidates,
-//     each looked up by its conversation's key, and the page is the newest
-//     of them. The cost grows with the number of matches, not with the
+//   - the candidates: the FTS5 index's matches (migration 0021), each
+//     looked up by its conversation's key; the page is the newest of them.
+//     The cost grows with the number of matching messages, not with the
 //     account's conversations.
-//   - many (a common term): the list's ordered scan of the conversations
-//     with an EXISTS over each one's messages, which stops at the page's
-//     end; a common term fills a page after a few conversations.
+//   - the scan: the list's ordered walk of the conversations with an
+//     EXISTS over each one's messages, which stops at the page's end. A
+//     term that is common in the list fills a page after a few
+//     conversations; a rare one would read the whole list.
 //
-// docs/benchmarks.md has the measurements behind searchCandidates.
-const searchCandidates = 5000
+// It counts the matching messages in the index, at most searchCandidates+1
+// of them: no more than that, it takes the candidates. More, it probes the
+// scan on the list's newest searchProbe conversations (after the page's
+// cursor): when they hold a page of matches, or are all the list has left,
+// the scan costs no more than the probe did; else the matches lie among
+// older conversations (or in other accounts), and the candidates are
+// cheaper than a walk through all of them. docs/benchmarks.md has the
+// measurements behind both numbers.
+const (
+	searchCandidates = 5000
+	searchProbe      = 2000
+)
+
+// searchScope is the list a search looks through: its conditions and
+// their arguments, order and page size. The first view conditions (and
+// viewArgs arguments) are the list's without the page's cursor.
+type searchScope struct {
+	where          []string
+	args           []any
+	view, viewArgs int
+	order          string
+	limit          int
+}
 
 // searchSQL is the inbox search's part of the list's query: what it reads
 // FROM (with the arguments of that text, which come before the WHERE's)
@@ -96,18 +117,17 @@ type searchSQL struct {
 	condArgs []any
 }
 
-// searchQuery returns the search for q. view and viewArgs are the list's
-// conditions without the page's cursor (a short search's window is the
-// list's newest conversations), order its ORDER BY.
-func (s *Store) searchQuery(ctx context.Context, q string, view []string, viewArgs []any, order string) (searchSQL, error) {
+// searchQuery returns the search for q within sc.
+func (s *Store) searchQuery(ctx context.Context, q string, sc searchScope) (searchSQL, error) {
 	scan := `EXISTS (SELECT 1 FROM messages m
 			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '` + likeEscape + `')`
 	if store.ShortSearch(q) {
-		// No trigram to look up: the scan, within the window.
-		window := `id IN (SELECT id FROM conversations WHERE ` + strings.Join(view, " AND ") +
-			` ORDER BY ` + order + ` LIMIT ` + limitArg + `)`
+		// No trigram to look up: the scan, within the window of the list's
+		// newest conversations (whatever page this is).
+		window := `id IN (SELECT id FROM conversations WHERE ` + strings.Join(sc.where[:sc.view], " AND ") +
+			` ORDER BY ` + sc.order + ` LIMIT ` + limitArg + `)`
 		return searchSQL{from: "conversations", cond: window + ` AND ` + scan,
-			condArgs: append(slices.Clone(viewArgs), store.ShortSearchWindow, containsPattern(q))}, nil
+			condArgs: slices.Concat(sc.args[:sc.viewArgs], []any{store.ShortSearchWindow, containsPattern(q)})}, nil
 	}
 	phrase := ftsPhrase(q)
 	var n int
@@ -116,18 +136,46 @@ func (s *Store) searchQuery(ctx context.Context, q string, view []string, viewAr
 		return searchSQL{}, err
 	}
 	if n > s.searchCap {
-		return searchSQL{from: "conversations", cond: scan, condArgs: []any{containsPattern(q)}}, nil
+		scanned, hits, err := s.probeScan(ctx, q, sc)
+		if err != nil {
+			return searchSQL{}, err
+		}
+		if hits >= sc.limit || scanned < searchProbe {
+			return searchSQL{from: "conversations", cond: scan, condArgs: []any{containsPattern(q)}}, nil
+		}
 	}
+	// The candidates, looked up by key, filtered and sorted, cut to the
+	// page before the list's columns are read: those read each
+	// conversation's last message, too dear for thousands of candidates.
 	// CROSS JOIN keeps the candidates the outer loop: without statistics
 	// (Parley runs no ANALYZE) the planner would rather walk the list's
-	// ordered index and test every conversation against them.
+	// ordered index and test every conversation against them. The list's
+	// conditions, unqualified, name the conversations' columns in both
+	// queries (search_hit is the only other column).
+	where := strings.Join(sc.where, " AND ")
 	return searchSQL{
-		from: `(SELECT DISTINCT m.conversation_id AS search_hit
-			FROM messages_search JOIN messages m ON m.seq = messages_search.rowid
-			WHERE messages_search MATCH ?) CROSS JOIN conversations ON conversations.id = search_hit`,
-		fromArgs: []any{phrase},
+		from: `(SELECT id AS search_hit FROM (SELECT DISTINCT m.conversation_id AS hit
+				FROM messages_search JOIN messages m ON m.seq = messages_search.rowid
+				WHERE messages_search MATCH ?) CROSS JOIN conversations ON conversations.id = hit
+			WHERE ` + where + ` ORDER BY ` + sc.order + ` LIMIT ` + limitArg + `)
+			CROSS JOIN conversations ON conversations.id = search_hit`,
+		fromArgs: slices.Concat([]any{phrase}, sc.args, []any{sc.limit}),
 		cond:     "1",
 	}, nil
+}
+
+// probeScan walks the list's newest searchProbe conversations within sc
+// and says how many it found (scanned) and how many of them, up to a
+// page, have a message containing q.
+func (s *Store) probeScan(ctx context.Context, q string, sc searchScope) (scanned, hits int, err error) {
+	window := `SELECT id FROM conversations WHERE ` + strings.Join(sc.where, " AND ") +
+		` ORDER BY ` + sc.order + ` LIMIT ` + limitArg
+	err = s.queryRow(ctx, `SELECT (SELECT count(*) FROM (`+window+`)),
+		(SELECT count(*) FROM (SELECT 1 FROM (`+window+`) AS w WHERE EXISTS (SELECT 1 FROM messages m
+			WHERE m.conversation_id = w.id AND m.text_folded LIKE ? ESCAPE '`+likeEscape+`') LIMIT `+limitArg+`))`,
+		slices.Concat(sc.args, []any{searchProbe}, sc.args, []any{searchProbe, containsPattern(q), sc.limit})...).
+		Scan(&scanned, &hits)
+	return scanned, hits, err
 }
 
 // ftsPhrase is the FTS5 query matching the folded texts that contain q:

@@ -54,7 +54,8 @@ func TestSearchPlans(t *testing.T) {
 	viewArgs := []any{"acc", "open"}
 	plan := func(q string) string {
 		t.Helper()
-		sq, err := s.searchQuery(t.Context(), q, view, viewArgs, inboxOrder)
+		sq, err := s.searchQuery(t.Context(), q, searchScope{where: view, args: viewArgs, view: len(view), viewArgs: len(viewArgs),
+			order: inboxOrder, limit: 51})
 		if err != nil {
 			t.Fatal(err)
 		}
