@@ -175,10 +175,11 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, cond)
 	}
 	// One row more than asked tells whether another page follows.
-	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations
-		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY `+inboxOrder+`
-		LIMIT `+arg(limit+1), args...)
+	query := `SELECT ` + convCols + ` FROM conversations
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ` + inboxOrder + `
+		LIMIT ` + arg(limit+1)
+	rows, _ := s.pool.Query(ctx, query, searchArgs(f.Search, args)...)
 	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
 		return scanConversation(row)
 	})

@@ -123,11 +123,11 @@ func (s *Store) searchQuery(ctx context.Context, q string, sc searchScope) (sear
 			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '` + likeEscape + `')`
 	if store.ShortSearch(q) {
 		// No trigram to look up: the scan, within the window of the list's
-		// newest conversations (whatever page this is).
-		window := `id IN (SELECT id FROM conversations WHERE ` + strings.Join(sc.where[:sc.view], " AND ") +
-			` ORDER BY ` + sc.order + ` LIMIT ` + limitArg + `)`
-		return searchSQL{from: "conversations", cond: window + ` AND ` + scan,
-			condArgs: slices.Concat(sc.args[:sc.viewArgs], []any{store.ShortSearchWindow, containsPattern(q)})}, nil
+		// newest conversations (whatever page this is) as the candidates.
+		window := `SELECT id AS hit FROM conversations WHERE ` + strings.Join(sc.where[:sc.view], " AND ") +
+			` ORDER BY ` + sc.order + ` LIMIT ` + limitArg
+		return candidatePage(window, slices.Concat(sc.args[:sc.viewArgs], []any{store.ShortSearchWindow}),
+			scan, []any{containsPattern(q)}, sc), nil
 	}
 	phrase := ftsPhrase(q)
 	var n int
@@ -144,24 +144,39 @@ func (s *Store) searchQuery(ctx context.Context, q string, sc searchScope) (sear
 			return searchSQL{from: "conversations", cond: scan, condArgs: []any{containsPattern(q)}}, nil
 		}
 	}
-	// The candidates, looked up by key, filtered and sorted, cut to the
-	// page before the list's columns are read: those read each
-	// conversation's last message, too dear for thousands of candidates.
-	// CROSS JOIN keeps the candidates the outer loop: without statistics
-	// (Parley runs no ANALYZE) the planner would rather walk the list's
-	// ordered index and test every conversation against them. The list's
-	// conditions, unqualified, name the conversations' columns in both
-	// queries (search_hit is the only other column).
-	where := strings.Join(sc.where, " AND ")
+	// The index's matches, and those among the messages it does not hold
+	// yet (searchindex.go): a range of seq. UNION ALL and DISTINCT rather
+	// than UNION, whose merge the planner would feed from an ordered walk
+	// of all the messages.
+	matches := `SELECT DISTINCT hit FROM (
+			SELECT m.conversation_id AS hit FROM messages_search JOIN messages m ON m.seq = messages_search.rowid
+			WHERE messages_search MATCH ?
+			UNION ALL
+			SELECT conversation_id FROM messages
+			WHERE seq > (SELECT indexed_seq FROM message_search_state) AND text_folded LIKE ? ESCAPE '` + likeEscape + `')`
+	return candidatePage(matches, []any{phrase, containsPattern(q)}, "1", nil, sc), nil
+}
+
+// candidatePage is the search reading a page from candidates, a query of
+// conversation ids (column hit) with its arguments, each kept when cond
+// holds (with its arguments). The candidates are looked up by key,
+// filtered, sorted and cut to the page before the list's columns are
+// read: those read each conversation's last message, too dear for
+// thousands of candidates. CROSS JOIN keeps the candidates the outer loop:
+// without statistics (Parley runs no ANALYZE) the planner would rather
+// walk the list's ordered index and test every conversation against them,
+// all 100,000 when few match. The list's conditions, unqualified, name the
+// conversations' columns in both queries (hit and search_hit are the only
+// other columns).
+func candidatePage(candidates string, candArgs []any, cond string, condArgs []any, sc searchScope) searchSQL {
 	return searchSQL{
-		from: `(SELECT id AS search_hit FROM (SELECT DISTINCT m.conversation_id AS hit
-				FROM messages_search JOIN messages m ON m.seq = messages_search.rowid
-				WHERE messages_search MATCH ?) CROSS JOIN conversations ON conversations.id = hit
-			WHERE ` + where + ` ORDER BY ` + sc.order + ` LIMIT ` + limitArg + `)
+		from: `(SELECT id AS search_hit FROM (` + candidates + `) CROSS JOIN conversations ON conversations.id = hit
+			WHERE ` + strings.Join(append(slices.Clone(sc.where), cond), " AND ") +
+			` ORDER BY ` + sc.order + ` LIMIT ` + limitArg + `)
 			CROSS JOIN conversations ON conversations.id = search_hit`,
-		fromArgs: slices.Concat([]any{phrase}, sc.args, []any{sc.limit}),
+		fromArgs: slices.Concat(candArgs, sc.args, condArgs, []any{sc.limit}),
 		cond:     "1",
-	}, nil
+	}
 }
 
 // probeScan walks the list's newest searchProbe conversations within sc
