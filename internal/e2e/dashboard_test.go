@@ -249,7 +249,10 @@ func TestDashboardScreenshots(t *testing.T) {
 	p.do(chromedp.EmulateViewport(1280, 900))
 	shot := func(name string) {
 		t.Helper()
-		checkAxe(t, p, name)
+		// Romanian and Russian: the desk tests check the same pages.
+		if strings.HasSuffix(name, "-en") {
+			checkAxe(t, p, name)
+		}
 		file := "dashboard-" + name + ".png"
 		b := recompress(t, capture(p, file, true, dashboardProbes))
 		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
