@@ -340,7 +340,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
     f.onsubmit = async e => {
       e.preventDefault();
       try {
-        await call('api/widget/contact', { key, conversation_id: S.c, visitor_id: S.v, email: mail.value.trim(), name: name.value.trim() });
+        await call('api/widget/contact', { key, conversation_id: S.c, visitor_id: S.v, email: mail.value.trim(), name: name.value.trim(), lang });
         done(tLeft);
       } catch (x) {
         err.textContent = x.s == 400 ? x.message : tErr;
