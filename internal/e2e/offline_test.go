@@ -59,6 +59,7 @@ func TestOfflineEmailAndRating(t *testing.T) {
 		eval[bool](p, `(e => (e.value = '', e.focus(), true))(`+W+`.querySelector('form.of input[type=email]'))`)
 		addr := "ana-" + lang + "@example.org"
 		p.keys(addr)
+		checkAxeWidget(t, p, "widget-offline-form-"+lang)
 		offlineShot(t, p, "widget-offline-form-"+lang+".png")
 		p.keys(kb.Enter)
 		p.wait("the thanks", W+`.querySelectorAll('.m.s').length > 0 && !`+W+`.querySelector('form.of')`)
@@ -89,6 +90,7 @@ func TestOfflineEmailAndRating(t *testing.T) {
 		}
 		p.keys(kb.Tab)
 		p.keys("Quick and kind")
+		checkAxeWidget(t, p, "widget-rating-"+lang)
 		offlineShot(t, p, "widget-rating-"+lang+".png")
 		p.keys(kb.Enter)
 		p.wait("the rating's thanks", `[...`+W+`.querySelectorAll('.m.s')].some(e => e.textContent == `+jsString(w.rated)+`)`)

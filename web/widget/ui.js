@@ -54,7 +54,8 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   };
   const panel = h('div', 'p', '', { role: 'dialog', hidden: '' });
   const title = h('span', 't');
-  const log = h('div', 'lg', '', { role: 'log', 'aria-live': 'polite' });
+  // Focusable, so that the keyboard can scroll a long conversation.
+  const log = h('div', 'lg', '', { role: 'log', 'aria-live': 'polite', tabindex: 0 });
   const dots = h('div', 'd', '', { 'aria-hidden': 'true', hidden: '' });
   // "Ana is typing…": announced once when it appears, not per poll.
   const ty = h('div', 'ty', '', { role: 'status' });
