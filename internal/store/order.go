@@ -55,3 +55,55 @@ func (o Order) Key(c domain.Conversation) time.Time {
 func (o Order) Next(c domain.Conversation) string {
 	return Cursor{Order: o, At: o.Key(c), ID: c.ID}.Encode()
 }
+
+// EveryStatus pages f with list, a store's query of one status at a time,
+// when f asks for every status by activity: no index holds every status
+// in that order (each would be one more entry for every message to move,
+// docs/benchmarks.md), so the open and the resolved conversations are
+// read down their index each, up to a page, and merged. Any other filter
+// is list's alone.
+func EveryStatus(f ConversationFilter, list func(ConversationFilter) (ConversationPage, error)) (ConversationPage, error) {
+	if f.Status != "" || f.Order != ByActivity {
+		return list(f)
+	}
+	if err := f.Check(); err != nil {
+		return ConversationPage{}, err
+	}
+	var arms [2]ConversationPage
+	more := false
+	for i, st := range []domain.Status{domain.StatusOpen, domain.StatusResolved} {
+		one := f
+		one.Status = st
+		p, err := list(one)
+		if err != nil {
+			return ConversationPage{}, err
+		}
+		arms[i], more = p, more || p.Next != ""
+	}
+	all := make([]domain.Conversation, 0, len(arms[0].Conversations)+len(arms[1].Conversations))
+	a, b := arms[0].Conversations, arms[1].Conversations
+	for len(a) > 0 || len(b) > 0 {
+		if len(b) == 0 || len(a) > 0 && laterActivity(a[0], b[0]) {
+			all, a = append(all, a[0]), a[1:]
+		} else {
+			all, b = append(all, b[0]), b[1:]
+		}
+	}
+	page := ConversationPage{Conversations: all}
+	if limit := f.PageSize(); len(all) > limit {
+		page.Conversations, more = all[:limit], true
+	}
+	if more {
+		page.Next = f.Order.Next(page.Conversations[len(page.Conversations)-1])
+	}
+	return page, nil
+}
+
+// laterActivity reports whether a comes before b by latest activity (the
+// id breaking ties, as the stores' keyset does).
+func laterActivity(a, b domain.Conversation) bool {
+	if !a.LastActivityAt.Equal(b.LastActivityAt) {
+		return a.LastActivityAt.After(b.LastActivityAt)
+	}
+	return a.ID > b.ID
+}

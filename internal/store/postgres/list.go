@@ -13,18 +13,26 @@ import (
 )
 
 // Conversations pages in f.Order with a keyset on (the order's time, id),
-// down an index that holds the order (migration 0017): a page costs the
-// same however deep it is. Conversations created while a client pages do
-// not shift or repeat the later pages; in ByActivity, one that gets a
-// message moves to the front, before the cursor, so it is not repeated
-// either (the later pages miss it: it is on the first). ids are COLLATE
-// "C", so the order is the byte order whatever the database's locale.
+// down an index that holds the order (migration 0017; TestDeskPlans): a
+// page costs the same however deep it is. Conversations created while a
+// client pages do not shift or repeat the later pages; in ByActivity, one
+// that gets a message moves to the front, before the cursor, so it is not
+// repeated either (the later pages miss it: it is on the first). ids are
+// COLLATE "C", so the order is the byte order whatever the database's
+// locale. The indexes are SQLite's (its list.go says why these); every
+// status by activity is the merge of a page of each (store.EveryStatus).
 func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	query, args, err := conversationsQuery(accountID, f)
+	return store.EveryStatus(f, func(f store.ConversationFilter) (store.ConversationPage, error) {
+		return s.conversations(ctx, accountID, f)
+	})
+}
+
+func (s *Store) conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
+	query, args, err := s.conversationsQuery(ctx, accountID, f)
 	if err != nil {
 		return store.ConversationPage{}, err
 	}
-	rows, _ := s.pool.Query(ctx, query, args...)
+	rows, _ := s.pool.Query(ctx, query, searchArgs(f.Search, args)...)
 	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
 		return scanConversation(row)
 	})
@@ -39,12 +47,9 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	return page, nil
 }
 
-// conversationsQuery is Conversations' query for f, one row more than
-// the page (it tells whether another page follows). The indexes are
-// SQLite's (its list.go says why these): by status, by agent and status,
-// by assignee for the assigned ones; every status is the merge of the two
-// statuses' ranges.
-func conversationsQuery(accountID string, f store.ConversationFilter) (string, []any, error) {
+// conversationsQuery is the query of a page of f, one row more than the
+// page (it tells whether another page follows).
+func (s *Store) conversationsQuery(ctx context.Context, accountID string, f store.ConversationFilter) (string, []any, error) {
 	if err := f.Check(); err != nil {
 		return "", nil, err
 	}
@@ -52,6 +57,7 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 	if err != nil {
 		return "", nil, err
 	}
+	limit := f.PageSize()
 	var args []any
 	// arg adds a query argument and returns its placeholder.
 	arg := func(v any) string {
@@ -86,13 +92,8 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 			where = append(where, "assignee_id <> ''")
 		}
 	}
-	if f.Search != "" {
-		// E'\\' is one backslash however standard_conforming_strings is set.
-		where = append(where, `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE `+arg(containsPattern(f.Search))+` ESCAPE E'\\')`)
-	}
+	view := len(where)
 	key, order := orderBy(f.Order)
-	var tail string // the order and the limit, once the limit's argument is added
 	if cur != nil {
 		cmp := "<"
 		if f.Order == store.ByWaiting {
@@ -100,23 +101,18 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 		}
 		where = append(where, "("+key+", id) "+cmp+" ("+arg(cur.At)+"::timestamptz, "+arg(cur.ID)+")")
 	}
-	one := func(where []string) string {
-		return `SELECT ` + convCols + ` FROM conversations WHERE ` + strings.Join(where, " AND ") + tail
-	}
-	tail = `
-		ORDER BY ` + order + `
-		LIMIT ` + arg(f.PageSize()+1)
-	if f.Status == "" && f.Order == store.ByActivity {
-		// Every status: the merge of the open and the resolved ones, each
-		// read down its index up to the limit (a Merge Append of the two:
-		// without the arms' own order and limit, the planner appends both
-		// whole and sorts them).
-		arm := func(st domain.Status) string {
-			return `(` + one(append(where[:len(where):len(where)], "status = '"+string(st)+"'")) + `)`
+	if f.Search != "" {
+		cond, err := s.searchCondition(ctx, f.Search, searchScope{where: where, view: view, args: args, arg: arg,
+			order: order, limit: limit + 1})
+		if err != nil {
+			return "", nil, fmt.Errorf("conversations: %w", err)
 		}
-		return arm(domain.StatusOpen) + ` UNION ALL ` + arm(domain.StatusResolved) + tail, args, nil
+		where = append(where, cond)
 	}
-	return one(where), args, nil
+	return `SELECT ` + convCols + ` FROM conversations
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ` + order + `
+		LIMIT ` + arg(limit+1), args, nil
 }
 
 // orderBy is the column an order pages on and its ORDER BY: newest first

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"parley/internal/domain"
@@ -14,8 +15,22 @@ import (
 // client pages do not shift or repeat the later pages; in ByActivity, one
 // that gets a message moves to the front, before the cursor, so it is not
 // repeated either (the later pages miss it: it is on the first).
+//
+// Every message moves its conversation in each index keyed on
+// last_activity_at (an entry deleted and inserted, docs/benchmarks.md), so
+// they are as few as the desk's views allow: by status (open, resolved;
+// unassigned is the open ones with no assignee, nearly all of them), by
+// agent and status, and by assignee for the assigned ones only (mine),
+// which a chat with the AI never touches. Every status by activity is the
+// merge of a page of each (store.EveryStatus).
 func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	query, args, err := conversationsQuery(accountID, f)
+	return store.EveryStatus(f, func(f store.ConversationFilter) (store.ConversationPage, error) {
+		return s.conversations(ctx, accountID, f)
+	})
+}
+
+func (s *Store) conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
+	query, args, err := s.conversationsQuery(ctx, accountID, f)
 	if err != nil {
 		return store.ConversationPage{}, err
 	}
@@ -42,19 +57,9 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	return page, nil
 }
 
-// The indexes of the orders (migration 0020). Every message moves its
-// conversation in those keyed on last_activity_at, at a price (an index
-// entry deleted and inserted, docs/benchmarks.md), so they are as few as
-// the desk's views allow: by status (open, resolved; unassigned is the
-// open ones with no assignee, nearly all of them), by agent and status,
-// and by assignee for the assigned ones only (mine), which a chat with the
-// AI never touches. The list of every status is the merge of its two
-// statuses' ranges, each read in order (conversationsQuery); an index of
-// its own would be one more entry to move per message.
-
-// conversationsQuery is Conversations' query for f, one row more than
-// the page (it tells whether another page follows).
-func conversationsQuery(accountID string, f store.ConversationFilter) (string, []any, error) {
+// conversationsQuery is the query of a page of f, one row more than the
+// page (it tells whether another page follows).
+func (s *Store) conversationsQuery(ctx context.Context, accountID string, f store.ConversationFilter) (string, []any, error) {
 	if err := f.Check(); err != nil {
 		return "", nil, err
 	}
@@ -62,6 +67,7 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 	if err != nil {
 		return "", nil, err
 	}
+	limit := f.PageSize()
 	where := []string{"account_id = ?"}
 	args := []any{accountID}
 	if f.AgentID != "" {
@@ -85,6 +91,10 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 	case f.Waiting != nil:
 		where = append(where, "waiting = 0")
 	}
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
 	if f.Assignee != nil {
 		where = append(where, "assignee_id = ?")
 		args = append(args, *f.Assignee)
@@ -92,11 +102,7 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 			where = append(where, "assignee_id <> ''")
 		}
 	}
-	if f.Search != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '`+likeEscape+`')`)
-		args = append(args, containsPattern(f.Search))
-	}
+	view, viewArgs := len(where), len(args)
 	key, order := orderBy(f.Order)
 	if cur != nil {
 		cmp := "<"
@@ -106,27 +112,20 @@ func conversationsQuery(accountID string, f store.ConversationFilter) (string, [
 		where = append(where, "("+key+", id) "+cmp+" (?, ?)")
 		args = append(args, millis(cur.At), cur.ID)
 	}
-	sel := func(where []string) string {
-		return `SELECT ` + convCols + ` FROM conversations WHERE ` + strings.Join(where, " AND ")
-	}
-	tail := `
-		ORDER BY ` + order + `
-		LIMIT ` + limitArg
-	switch {
-	case f.Status != "":
-		// After the other terms, so the arguments stay in their order.
-		return sel(append(where, "status = ?")) + tail, append(args, f.Status, f.PageSize()+1), nil
-	case f.Order == store.ByActivity:
-		// Every status: the merge of the open and the resolved ones.
-		// SQLite reads each arm down its index in the compound's order
-		// and merges them as they come, up to the limit: no sort.
-		arm := func(st domain.Status) string {
-			return sel(append(where[:len(where):len(where)], "status = '"+string(st)+"'"))
+	from := "conversations"
+	if f.Search != "" {
+		sq, err := s.searchQuery(ctx, f.Search, searchScope{where: where, args: args, view: view, viewArgs: viewArgs,
+			order: order, limit: limit + 1})
+		if err != nil {
+			return "", nil, err
 		}
-		both := append(append([]any{}, args...), args...)
-		return arm(domain.StatusOpen) + ` UNION ALL ` + arm(domain.StatusResolved) + tail, append(both, f.PageSize()+1), nil
+		from, args = sq.from, slices.Concat(sq.fromArgs, args, sq.condArgs)
+		where = append(where, sq.cond)
 	}
-	return sel(where) + tail, append(args, f.PageSize()+1), nil
+	return `SELECT ` + convCols + ` FROM ` + from + `
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ` + order + `
+		LIMIT ` + limitArg, append(args, limit+1), nil
 }
 
 // orderBy is the column an order pages on and its ORDER BY: newest first
