@@ -144,16 +144,21 @@ func testActivityPaging(t *testing.T, s store.Store) {
 	for i := range 12 {
 		// Pairs share a start, so the id breaks ties.
 		c := f.conversation(t, s, base.Add(time.Duration(i/2)*time.Second))
-		if i%3 == 0 {
+		switch {
+		case i%3 == 0:
 			_, err := s.Assign(ctx, c.ID, u.ID, "Ana")
 			noErr(t, "Assign", err)
+		case i == 2 || i == 7 || i == 11:
+			// Every status by activity merges the open and the resolved.
+			_, err := s.SetStatus(ctx, c.ID, domain.StatusResolved)
+			noErr(t, "SetStatus", err)
 		}
 		all = append(all, c)
 	}
 	// The oldest conversation talks last: it leads.
 	_, moved, err := s.AddMessage(ctx, store.NewMessage{ConversationID: all[0].ID, Role: domain.RoleVisitor, Text: "hi", CreatedAt: base.Add(time.Hour)})
 	noErr(t, "AddMessage", err)
-	for _, size := range []int{1, 5, 12} {
+	for _, size := range []int{1, 3, 5, 11, 12} {
 		got := pageAll(t, s, f.account.ID, store.ConversationFilter{Order: store.ByActivity}, size)
 		if len(got) != len(all) || got[0].ID != moved.ID {
 			t.Fatalf("pages of %d: %v, want %d conversations, %s first", size, ids(got), len(all), moved.ID)
@@ -170,8 +175,11 @@ func testActivityPaging(t *testing.T, s store.Store) {
 		t.Errorf("mine: %v, want 4, %s first", ids(mine), moved.ID)
 	}
 	none := ""
-	if un := pageAll(t, s, f.account.ID, store.ConversationFilter{Order: store.ByActivity, Status: domain.StatusOpen, Assignee: &none}, 3); len(un) != 8 {
-		t.Errorf("unassigned: %d, want 8", len(un))
+	if un := pageAll(t, s, f.account.ID, store.ConversationFilter{Order: store.ByActivity, Status: domain.StatusOpen, Assignee: &none}, 3); len(un) != 5 {
+		t.Errorf("unassigned: %d, want 5", len(un))
+	}
+	if res := pageAll(t, s, f.account.ID, store.ConversationFilter{Order: store.ByActivity, Status: domain.StatusResolved}, 2); len(res) != 3 {
+		t.Errorf("resolved: %d, want 3", len(res))
 	}
 
 	// A conversation moves while a client pages: the first page ends
