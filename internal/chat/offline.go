@@ -32,11 +32,14 @@ const (
 )
 
 // ContactInput is the widget's offline form: the address (required) and
-// name (optional) a visitor leaves so the team can answer later.
+// name (optional) a visitor leaves so the team can answer later, and the
+// language the widget speaks (optional, as chat's lang): the reply mail
+// is written in it.
 type ContactInput struct {
 	Key, ConversationID, Origin string
 	VisitorID                   string // optional; when sent it must be the conversation's visitor
 	Email, Name                 string
+	Lang                        string // optional; "" when the widget did not say
 }
 
 // Contact stores the visitor's address and name on the conversation as
@@ -60,7 +63,13 @@ func (s *Service) Contact(ctx context.Context, in ContactInput) error {
 	if err := checkPlain("name", name); err != nil {
 		return err
 	}
-	if err := s.store.SetVisitorContact(ctx, conv.ID, name, email, s.now()); err != nil {
+	lang := ""
+	if in.Lang != "" {
+		if lang, err = NormalizeLang(in.Lang); err != nil {
+			return err
+		}
+	}
+	if err := s.store.SetVisitorContact(ctx, conv.ID, store.NewContact{Name: name, Email: email, Lang: lang, At: s.now()}); err != nil {
 		return err
 	}
 	s.changed(conv.AccountID, conv.ID)

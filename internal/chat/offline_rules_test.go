@@ -66,7 +66,9 @@ func TestOfflineHandoff(t *testing.T) {
 }
 
 // The offline form stores a valid address and optional name on the
-// conversation, unverified; bad input is a 400 and changes nothing;
+// conversation, unverified, with the widget's language (a tag reduced to
+// the language Parley speaks, none when not sent); bad input is a 400 and
+// changes nothing;
 // another agent's key or visitor is "conversation is invalid".
 func TestContact(t *testing.T) {
 	t.Parallel()
@@ -75,6 +77,7 @@ func TestContact(t *testing.T) {
 	for _, bad := range []ContactInput{
 		{Email: ""}, {Email: "not-an-address"}, {Email: "a@b.c", Name: strings.Repeat("x", 101)},
 		{Email: "a@example.com\r\nBcc: x@example.com"}, {Email: "a@example.com", Name: "line\nbreak"},
+		{Email: "a@example.com", Lang: "de"}, {Email: "a@example.com", Lang: " ro"},
 	} {
 		bad.Key, bad.ConversationID = f.key, conv
 		var invalid *domain.InvalidError
@@ -85,12 +88,21 @@ func TestContact(t *testing.T) {
 	if c := f.conv(conv); c.Email != "" {
 		t.Fatalf("a refused contact was stored: %+v", c)
 	}
-	err := f.svc.Contact(f.ctx, ContactInput{Key: f.key, ConversationID: conv, Email: " ana@example.org ", Name: " Ana "})
+	err := f.svc.Contact(f.ctx, ContactInput{Key: f.key, ConversationID: conv, Email: " ana@example.org ", Name: " Ana ", Lang: "ro-RO"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := f.conv(conv); c.Email != "ana@example.org" || c.Name != "Ana" || c.Verified {
 		t.Fatalf("conversation = %+v", c)
+	}
+	if g, err := f.store.VisitorContact(f.ctx, conv); err != nil || g.Lang != "ro" || g.At.IsZero() {
+		t.Fatalf("VisitorContact = %+v, %v", g, err)
+	}
+	if err := f.svc.Contact(f.ctx, ContactInput{Key: f.key, ConversationID: conv, Email: "ana@example.org"}); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := f.store.VisitorContact(f.ctx, conv); g.Lang != "" {
+		t.Fatalf("a contact without lang kept the earlier one: %+v", g)
 	}
 	_, otherKey := f.newAgent(f.account.ID, "{}")
 	if err := f.svc.Contact(f.ctx, ContactInput{Key: otherKey, ConversationID: conv, Email: "x@example.org"}); !errors.Is(err, domain.ErrConversationInvalid) {

@@ -145,6 +145,7 @@ func (d *Dashboard) startSession(w http.ResponseWriter, r *http.Request, u domai
 		Name: sessionCookie, Value: token, Path: "/", Expires: expires,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: d.secure(r),
 	})
+	d.rememberLanguage(r, u.ID, language(r))
 	return nil
 }
 
@@ -334,15 +335,6 @@ func (d *Dashboard) ChangePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/account/password?flash=password.done", http.StatusSeeOther)
-}
-
-// SetLanguage stores the language switch in a cookie and goes back.
-func (d *Dashboard) SetLanguage(w http.ResponseWriter, r *http.Request) {
-	lang := r.PostFormValue("lang")
-	if known(lang) {
-		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: d.secure(r)})
-	}
-	http.Redirect(w, r, sameSitePath(r.PostFormValue("back")), http.StatusSeeOther)
 }
 
 // sameSitePath returns back if it is a path on this site, else "/": no

@@ -75,6 +75,14 @@ func TestInbox(t *testing.T) {
 			t.Errorf("%s: a partial rendered the layout", query)
 		}
 	}
+	// A search of one or two characters says it looked through the
+	// newest conversations only; a longer one does not.
+	if p := b.get("/inbox?q=op"); !strings.Contains(p.body, `id="short-search"`) || !strings.Contains(p.body, "newest 1000 conversations only") {
+		t.Errorf("a two-character search does not say it is bounded")
+	}
+	if p := b.get("/inbox?q=ope"); strings.Contains(p.body, `id="short-search"`) {
+		t.Errorf("a three-character search says it is bounded")
+	}
 }
 
 func contains(xs []string, x string) bool {

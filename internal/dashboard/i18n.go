@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"parley/internal/secret"
 	"parley/web/i18n"
 )
 
@@ -32,6 +33,32 @@ func language(r *http.Request) string {
 }
 
 func known(lang string) bool { return i18n.Known(lang) }
+
+// SetLanguage stores the language switch in a cookie and, for a signed-in
+// user, on the user, and goes back.
+func (d *Dashboard) SetLanguage(w http.ResponseWriter, r *http.Request) {
+	lang := r.PostFormValue("lang")
+	if known(lang) {
+		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: d.secure(r)})
+		if c, err := r.Cookie(sessionCookie); err == nil {
+			if u, err := d.Store.SessionUser(r.Context(), secret.HashToken(c.Value), d.Now()); err == nil {
+				d.rememberLanguage(r, u.ID, lang)
+			}
+		}
+	}
+	http.Redirect(w, r, sameSitePath(r.PostFormValue("back")), http.StatusSeeOther)
+}
+
+// rememberLanguage records the language a user reads the dashboard in, at
+// sign-in and at the switch, so that mail to them (the wait alerts,
+// package offline) is written in it. The cookie alone would not do: the
+// alerts are sent by the job queue, with no request. A failure is logged
+// and costs only the mail's language, never the sign-in or the switch.
+func (d *Dashboard) rememberLanguage(r *http.Request, userID, lang string) {
+	if err := d.Store.SetUserLanguage(r.Context(), userID, lang); err != nil {
+		d.Logger.Warn("dashboard: recording the user's language", "user", userID, "err", err)
+	}
+}
 
 // T translates a message key into lang from the message catalogues
 // (web/i18n/*.json): a missing translation falls back to English, a

@@ -25,6 +25,11 @@ type inboxData struct {
 	Agent  string // filter values, as sent
 	Mode   string // "", "ai", "human" or "waiting"
 	Search string
+	// ShortSearch: the search is shorter than the text index's trigrams
+	// and looks through the list's newest ShortWindow conversations only
+	// (store.ShortSearch); the page says so.
+	ShortSearch bool
+	ShortWindow int
 	// View is the desk's filter (issue 19): "" the open conversations,
 	// "mine", "unassigned", "waiting", "resolved" or "all".
 	View  string
@@ -87,6 +92,7 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 	// The search scans message texts; a bounded length keeps it cheap.
 	data := inboxData{Agent: q.Get("agent"), Mode: q.Get("mode"), Search: shorten(strings.TrimSpace(q.Get("q")), maxSearch), Open: open}
 	f := store.ConversationFilter{AgentID: data.Agent, Search: data.Search, Before: q.Get("cursor"), Limit: 50}
+	data.ShortSearch, data.ShortWindow = data.Search != "" && store.ShortSearch(data.Search), store.ShortSearchWindow
 	switch data.Mode {
 	case "ai", "human":
 		f.Mode = domain.Mode(data.Mode)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,58 @@ func TestLanguageSwitchRefusesBackslashRedirect(t *testing.T) {
 		if p.status != http.StatusSeeOther || p.location != want {
 			t.Errorf("back=%q: %d to %q, want 303 to %q", back, p.status, p.location, want)
 		}
+	}
+}
+
+// The dashboard records the user's language (for the mail sent to them,
+// package offline): at sign-in, the page's language then (the switch's
+// cookie, else the browser's Accept-Language); at the switch, when
+// signed in. A switch before signing in only sets the cookie.
+func TestUserLanguageIsRecorded(t *testing.T) {
+	t.Parallel()
+	td := newTestDash(t, allRoutes)
+	ctx := t.Context()
+	if err := td.st.SetWaitAlert(ctx, td.owner.AccountID, td.owner.ID, 5); err != nil {
+		t.Fatal(err)
+	}
+	recorded := func() string {
+		t.Helper()
+		l, err := td.st.WaitAlerts(ctx, td.owner.AccountID)
+		if err != nil || len(l) != 1 {
+			t.Fatalf("WaitAlerts = %+v, %v", l, err)
+		}
+		return l[0].Lang
+	}
+	b := td.browser()
+	if p := b.post("/language", url.Values{"lang": {"ro"}, "back": {"/signin"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("switch: %d", p.status)
+	}
+	if got := recorded(); got != "" {
+		t.Fatalf("a switch before signing in recorded %q", got)
+	}
+	if r := b.post("/signin", url.Values{"email": {td.owner.Email}, "password": {"password1"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", r.status)
+	}
+	if got := recorded(); got != "ro" {
+		t.Fatalf("after signing in with the Romanian switch: %q, want ro", got)
+	}
+	b.post("/language", url.Values{"lang": {"ru"}, "back": {"/inbox"}})
+	if got := recorded(); got != "ru" {
+		t.Fatalf("after switching to Russian: %q, want ru", got)
+	}
+	b.post("/language", url.Values{"lang": {"de"}, "back": {"/inbox"}})
+	if got := recorded(); got != "ru" {
+		t.Fatalf("a language Parley does not speak was recorded: %q", got)
+	}
+	// Another browser, no cookie: its Accept-Language.
+	other := td.browser()
+	req, _ := http.NewRequest("POST", td.srv.URL+"/signin", strings.NewReader(url.Values{"email": {td.owner.Email}, "password": {"password1"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept-Language", "de-DE, ro-RO;q=0.8, en;q=0.5")
+	if r := other.do(req); r.status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", r.status)
+	}
+	if got := recorded(); got != "ro" {
+		t.Fatalf("after signing in with Accept-Language: %q, want ro", got)
 	}
 }

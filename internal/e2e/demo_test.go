@@ -31,6 +31,9 @@ func TestDemoUnderCSP(t *testing.T) {
 	p.keys("What are your opening hours?")
 	p.enter()
 	p.wait("the AI's answer", W+`.querySelectorAll('.m.a')[1]?.textContent.includes('We are open from 9 to 17')`)
+	// The demo page is Parley's own: all of it is checked, the widget's
+	// open shadow root included.
+	checkAxe(t, p, "demo-widget-open")
 	// The panel is styled (constructed stylesheets are not inline styles).
 	if d := eval[string](p, `getComputedStyle(`+W+`.querySelector('.p')).display`); d != "flex" {
 		t.Errorf("the panel's display is %q: its stylesheet did not apply", d)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,10 +61,16 @@ func TestDeskCannedAndNotes(t *testing.T) {
 	if len(shown) != 1 || shown[0] != "refund" {
 		t.Fatalf("suggested %v, want [refund]", shown)
 	}
-	if eval[string](d, `document.querySelector('#reply-text').getAttribute('aria-expanded')`) != "true" ||
+	// The reply box stays a (multi-line) text box that completes from
+	// the list, with the suggestion as its active descendant.
+	if eval[string](d, `document.querySelector('#reply-text').getAttribute('aria-controls')`) != "canned-list" ||
 		eval[string](d, `document.querySelector('#reply-text').getAttribute('aria-activedescendant')`) != "canned-refund" {
 		t.Fatal("the reply box does not announce the suggestion")
 	}
+	if names := axNames(d, "textbox"); !slices.Contains(names, "Reply") {
+		t.Fatalf("the reply box is not a text box named Reply: textboxes %q", names)
+	}
+	checkAxe(t, d, "conversation-canned-list-en")
 	d.keys(kb.Tab)
 	want := "Hi there, Olga Owner from Northwind here: your refund is on its way."
 	got := eval[string](d, `document.querySelector('#reply-text').value`)
@@ -125,7 +132,11 @@ func TestDeskCannedAndNotes(t *testing.T) {
 			eval[bool](d, `(document.querySelector('#lang-switch').value = '`+lang+`', document.querySelector('#lang-switch').form.submit(), true)`)
 			settle(d, "the page in "+lang, `document.documentElement.lang == '`+lang+`' && !!document.querySelector('.note')`)
 		}
+		// From the top: the list is sticky, and a capture of the whole
+		// page taken while scrolled shows it where the viewport was.
+		eval[bool](d, `(window.scrollTo(0, 0), true)`)
 		file := "dashboard-conversation-note-" + lang + ".png"
+		checkAxe(t, d, "conversation-note-"+lang)
 		b := recompress(t, capture(d, file, true, dashboardProbes))
 		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 			t.Fatal(err)

@@ -44,6 +44,7 @@ func TestBusinessHoursFormKeyboard(t *testing.T) {
 	if got := eval[string](p, `document.querySelector('#hours-open-1').value + '-' + document.querySelector('#hours-close-1').value`); got != "22:00-06:00" {
 		t.Fatalf("the typed times read %q", got)
 	}
+	checkAxe(t, p, "team-hours-en")
 	b := capture(p, "hours-form-en.png", true, dashboardProbes) // the whole team page
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "hours-form-en.png"), b, 0o644); err != nil {
 		t.Fatal(err)

@@ -25,10 +25,12 @@ func TestOfflineEmailAndRating(t *testing.T) {
 	smtp := mailtest.Start(t, false)
 	s := newStackWith(t, stackOptions{smtp: smtp})
 	h := newHost(t, s)
-	want := map[string]struct{ ask, offline, star, rated string }{
-		"en": {"Talk to a human", "Nobody can answer right now.", "5 of 5 stars", "Thank you for your rating."},
-		"ro": {"Vreau să vorbesc cu un om", "Nu vă poate răspunde nimeni acum.", "5 din 5 stele", "Vă mulțumim pentru evaluare."},
-		"ru": {"Позовите оператора", "Сейчас никто не может ответить.", "5 из 5 звёзд", "Спасибо за оценку."},
+	// Each form's button has a name of its own, so a screen reader's list
+	// of buttons tells it from the message box's Send.
+	want := map[string]struct{ ask, offline, leave, star, sendRating, rated string }{
+		"en": {"Talk to a human", "Nobody can answer right now.", "Send address", "5 of 5 stars", "Send rating", "Thank you for your rating."},
+		"ro": {"Vreau să vorbesc cu un om", "Nu vă poate răspunde nimeni acum.", "Trimite adresa", "5 din 5 stele", "Trimite evaluarea", "Vă mulțumim pentru evaluare."},
+		"ru": {"Позовите оператора", "Сейчас никто не может ответить.", "Отправить адрес", "5 из 5 звёзд", "Отправить оценку", "Спасибо за оценку."},
 	}
 	for i, lang := range []string{"en", "ro", "ru"} {
 		w := want[lang]
@@ -48,6 +50,9 @@ func TestOfflineEmailAndRating(t *testing.T) {
 		if names := axNames(p, "textbox"); len(names) < 2 {
 			t.Fatalf("%s: textboxes %q", lang, names)
 		}
+		if names := axNames(p, "button"); !slices.Contains(names, w.leave) {
+			t.Fatalf("%s: buttons %q, want one named %q", lang, names, w.leave)
+		}
 		if got := eval[string](p, W+`.activeElement?.type`); got != "email" {
 			t.Fatalf("%s: the focus is on %q, want the address field", lang, got)
 		}
@@ -59,6 +64,7 @@ func TestOfflineEmailAndRating(t *testing.T) {
 		eval[bool](p, `(e => (e.value = '', e.focus(), true))(`+W+`.querySelector('form.of input[type=email]'))`)
 		addr := "ana-" + lang + "@example.org"
 		p.keys(addr)
+		checkAxeWidget(t, p, "widget-offline-form-"+lang)
 		offlineShot(t, p, "widget-offline-form-"+lang+".png")
 		p.keys(kb.Enter)
 		p.wait("the thanks", W+`.querySelectorAll('.m.s').length > 0 && !`+W+`.querySelector('form.of')`)
@@ -80,6 +86,9 @@ func TestOfflineEmailAndRating(t *testing.T) {
 		if names := axNames(p, "radio"); len(names) != 5 || names[4] != w.star {
 			t.Fatalf("%s: the stars are named %q", lang, names)
 		}
+		if names := axNames(p, "button"); !slices.Contains(names, w.sendRating) {
+			t.Fatalf("%s: buttons %q, want one named %q", lang, names, w.sendRating)
+		}
 		p.do(chromedp.Focus(chromedp.JSPath(W + `.querySelector('.rs [role=radio]')`)))
 		for range 5 {
 			p.keys(kb.ArrowRight)
@@ -89,6 +98,7 @@ func TestOfflineEmailAndRating(t *testing.T) {
 		}
 		p.keys(kb.Tab)
 		p.keys("Quick and kind")
+		checkAxeWidget(t, p, "widget-rating-"+lang)
 		offlineShot(t, p, "widget-rating-"+lang+".png")
 		p.keys(kb.Enter)
 		p.wait("the rating's thanks", `[...`+W+`.querySelectorAll('.m.s')].some(e => e.textContent == `+jsString(w.rated)+`)`)

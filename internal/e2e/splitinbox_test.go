@@ -87,7 +87,7 @@ func TestDeskSplitInbox(t *testing.T) {
 	press(p, "?")
 	settle(p, "the shortcuts' help", `document.querySelector('#shortcuts').open`)
 	// The backdrop dims the header: the dialog's own button is probed.
-	shotDeskWith(t, p, "desk-shortcuts-en", `(probe => [probe('the close button', document.querySelector('#shortcuts button'), 6, 12, 'backgroundColor')])(`+probeJS+`)`)
+	shotDeskViewport(t, p, "desk-shortcuts-en", `(probe => [probe('the close button', document.querySelector('#shortcuts button'), 6, 12, 'backgroundColor')])(`+probeJS+`)`)
 	p.keys(kb.Escape)
 	settle(p, "the help closed", `!document.querySelector('#shortcuts').open`)
 
@@ -155,6 +155,7 @@ func shotDesk(t *testing.T, p *page, name string) {
 
 func shotDeskWith(t *testing.T, p *page, name, probes string) {
 	t.Helper()
+	checkAxe(t, p, name)
 	file := "dashboard-" + name + ".png"
 	b := recompress(t, capture(p, file, true, probes))
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), file), b, 0o644); err != nil {

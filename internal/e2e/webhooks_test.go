@@ -60,6 +60,7 @@ func TestDashboardWebhooks(t *testing.T) {
 	p.do(chromedp.EmulateViewport(1280, 900))
 	shot := func(name string) {
 		t.Helper()
+		checkAxe(t, p, name)
 		file := "dashboard-" + name + ".png"
 		b := recompress(t, capture(p, file, true, dashboardProbes))
 		if err := os.WriteFile(filepath.Join(t.ArtifactDir(), file), b, 0o644); err != nil {

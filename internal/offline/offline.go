@@ -15,15 +15,14 @@
 //   - the CSAT ratings' report.
 //
 // E-mail is off when PARLEY_SMTP_URL is unset (Options.Mail nil): nothing
-// is scheduled and MailEnabled says so to the dashboard.
+// is scheduled and MailEnabled says so to the dashboard. The mails and
+// their language are in mail.go.
 package offline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +37,10 @@ type Store interface {
 	store.Offline
 	Conversation(ctx context.Context, id string) (domain.Conversation, error)
 	LatestMessages(ctx context.Context, conversationID string, before int64, limit int) (store.MessagePage, error)
+	// The mails' language and time zone: the agent's configured language
+	// and the visitor's browser (mail.go).
+	Agent(ctx context.Context, accountID, agentID string) (domain.Agent, error)
+	VisitorContext(ctx context.Context, conversationID string) (store.VisitorContext, error)
 }
 
 // Queue schedules the e-mail jobs (jobs.Queue).
@@ -80,9 +83,6 @@ type Service struct {
 
 // MaxWaitAlertMinutes bounds an operator's wait alert (a day).
 const MaxWaitAlertMinutes = 24 * 60
-
-// transcriptMessages bounds the transcript in a mail.
-const transcriptMessages = 100
 
 func New(o Options) *Service {
 	if o.Now == nil {
@@ -216,157 +216,4 @@ func (s *Service) prune(now time.Time) {
 		}
 		return true
 	})
-}
-
-// Waiting is told that a conversation started waiting for a human: each
-// operator with a wait alert gets a job at their minutes. The hooks
-// (Offline, Seen, Waiting, Replied) do nothing on a nil *Service, so a
-// nil one may be handed to chat.Options.
-func (s *Service) Waiting(ctx context.Context, conv domain.Conversation) {
-	if !s.MailEnabled() {
-		return
-	}
-	alerts, err := s.o.Store.WaitAlerts(ctx, conv.AccountID)
-	if err != nil {
-		s.o.Logger.Warn("offline: wait alerts", "account", conv.AccountID, "err", err)
-		return
-	}
-	now := s.o.Now()
-	for _, a := range alerts {
-		if err := s.o.Queue.EnqueueWaitAlert(ctx, conv.ID, a.UserID, now.Add(time.Duration(a.Minutes)*time.Minute)); err != nil {
-			s.o.Logger.Warn("offline: enqueue wait alert", "conversation", conv.ID, "err", err)
-		}
-	}
-}
-
-// Replied is told of an operator's reply: a visitor who left an address
-// and is not connected gets it by mail (after ReplyDelay).
-func (s *Service) Replied(ctx context.Context, conv domain.Conversation) {
-	if !s.MailEnabled() {
-		return
-	}
-	want, err := s.wantsMail(ctx, conv)
-	if err != nil {
-		s.o.Logger.Warn("offline: reply mail", "conversation", conv.ID, "err", err)
-		return
-	}
-	if want {
-		if err := s.o.Queue.EnqueueReplyMail(ctx, conv.ID, s.o.Now().Add(s.o.ReplyDelay)); err != nil {
-			s.o.Logger.Warn("offline: enqueue reply mail", "conversation", conv.ID, "err", err)
-		}
-	}
-}
-
-// wantsMail: the visitor left an address (the offline form; a verified
-// visitor's verified address stands in for the one typed) and has not
-// polled for AwayAfter.
-func (s *Service) wantsMail(ctx context.Context, conv domain.Conversation) (bool, error) {
-	if conv.Email == "" {
-		return false, nil
-	}
-	given, err := s.o.Store.VisitorContact(ctx, conv.ID)
-	if err != nil || given.IsZero() {
-		return false, err
-	}
-	seen, err := s.o.Store.VisitorPolledAt(ctx, conv.ID)
-	if err != nil {
-		return false, err
-	}
-	return s.o.Now().Sub(seen) >= s.o.AwayAfter, nil
-}
-
-// SendWaitAlert is the wait-alert job: it mails the operator if the
-// conversation still waits for a human. A conversation or user gone
-// sends nothing.
-func (s *Service) SendWaitAlert(ctx context.Context, conversationID, userID string) error {
-	if s.o.Mail == nil {
-		return nil
-	}
-	conv, err := s.o.Store.Conversation(ctx, conversationID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !conv.Waiting || conv.Mode == domain.ModeHuman {
-		return nil
-	}
-	alerts, err := s.o.Store.WaitAlerts(ctx, conv.AccountID)
-	if err != nil {
-		return err
-	}
-	for _, a := range alerts {
-		if a.UserID != userID {
-			continue
-		}
-		var b strings.Builder
-		waited := s.o.Now().Sub(conv.LastMessageAt).Round(time.Minute)
-		fmt.Fprintf(&b, "A visitor has been waiting for a person for %s and nobody has taken the conversation.\n\n", waited)
-		if s.o.DashboardURL != "" {
-			fmt.Fprintf(&b, "Open it: %s/conversations/%s\n\n", strings.TrimRight(s.o.DashboardURL, "/"), conv.ID)
-		}
-		visitor := "Visitor"
-		if conv.Name != "" {
-			visitor = conv.Name
-		}
-		if err := s.transcript(ctx, &b, conv, visitor); err != nil {
-			return err
-		}
-		return s.o.Mail.Send(ctx, mail.Message{To: a.Email, ToName: a.Name,
-			Subject: "A visitor is waiting for a person", Text: b.String(), ReplyTo: conv.Email})
-	}
-	return nil // the alert was turned off meanwhile
-}
-
-// SendReply is the reply-mail job: it mails the visitor the transcript if
-// they still are not connected.
-func (s *Service) SendReply(ctx context.Context, conversationID string) error {
-	if s.o.Mail == nil {
-		return nil
-	}
-	conv, err := s.o.Store.Conversation(ctx, conversationID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	want, err := s.wantsMail(ctx, conv)
-	if err != nil || !want {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString("Hello" + nameSuffix(conv.Name) + ",\n\nyou asked to talk to a person. Here is our answer and the conversation so far:\n\n")
-	if err := s.transcript(ctx, &b, conv, "You"); err != nil {
-		return err
-	}
-	return s.o.Mail.Send(ctx, mail.Message{To: conv.Email, ToName: conv.Name, Subject: "Your conversation with us", Text: b.String()})
-}
-
-func nameSuffix(n string) string {
-	if n = strings.TrimSpace(n); n == "" {
-		return ""
-	}
-	return " " + n
-}
-
-// transcript writes the conversation's latest messages, oldest first, one
-// block each: who and when, then the text.
-func (s *Service) transcript(ctx context.Context, b *strings.Builder, conv domain.Conversation, visitor string) error {
-	page, err := s.o.Store.LatestMessages(ctx, conv.ID, 0, transcriptMessages)
-	if err != nil {
-		return err
-	}
-	for _, m := range page.Messages {
-		who := visitor
-		switch m.Role {
-		case domain.RoleAI:
-			who = "Assistant"
-		case domain.RoleOperator:
-			who = m.OperatorName
-		}
-		fmt.Fprintf(b, "%s (%s UTC):\n%s\n\n", who, m.CreatedAt.UTC().Format("2006-01-02 15:04"), m.Text)
-	}
-	return nil
 }

@@ -57,6 +57,14 @@ type rig struct {
 
 func newRig(t *testing.T, withMail bool) *rig {
 	t.Helper()
+	return newRigWith(t, withMail, withMail)
+}
+
+// newRigWith: withMail gives the service a sender to the test's SMTP
+// server; withQueue also runs the job queue, which schedules and sends
+// the mails on its own (without it the test calls the jobs).
+func newRigWith(t *testing.T, withMail, withQueue bool) *rig {
+	t.Helper()
 	ctx := t.Context()
 	path := sqlitetest.Path(t)
 	st, err := sqlite.Open(ctx, path)
@@ -82,6 +90,8 @@ func newRig(t *testing.T, withMail bool) *rig {
 			t.Fatal(err)
 		}
 		o.Mail = sender.WithTLSConfig(r.smtp.ClientTLS)
+	}
+	if withQueue {
 		q, err := jobs.Open(context.Background(), jobs.Options{DB: path, Logger: slog.New(slog.DiscardHandler), PollInterval: 50 * time.Millisecond,
 			SendWaitAlert: func(ctx context.Context, c, u string) error { return r.svc.SendWaitAlert(ctx, c, u) },
 			SendReplyMail: func(ctx context.Context, c string) error { return r.svc.SendReply(ctx, c) }})

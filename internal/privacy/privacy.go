@@ -55,10 +55,12 @@ type Conversation struct {
 	// What the widget told about the browser and the pages the visitor
 	// was on (the operator desk's visitor details).
 	VisitorDetails VisitorDetails `json:"visitor_details"`
-	// When the visitor left a contact on the offline form, and when their
+	// When the visitor left a contact on the offline form and the
+	// widget's language then ("" when never or not told), and when their
 	// widget last polled; null when never.
-	ContactLeftAt *time.Time `json:"contact_left_at"`
-	LastPolledAt  *time.Time `json:"last_polled_at"`
+	ContactLeftAt   *time.Time `json:"contact_left_at"`
+	ContactLanguage string     `json:"contact_language"`
+	LastPolledAt    *time.Time `json:"last_polled_at"`
 	// The visitor's rating of the conversation (CSAT), null when none.
 	Rating *Rating `json:"rating"`
 }
@@ -121,7 +123,7 @@ func (s *Service) Export(ctx context.Context, accountID, visitorID string) (Expo
 		conv := Conversation{ID: c.ID, AgentID: c.AgentID, VisitorID: c.VisitorID, Mode: c.Mode, PageURL: c.PageURL,
 			CreatedAt: c.CreatedAt, LastMessage: c.LastMessage, Waiting: c.Waiting, Messages: make([]Message, 0, len(vc.Messages)),
 			UserID: c.UserID, Name: c.Name, Email: c.Email, Verified: c.Verified,
-			VisitorDetails: visitorDetails(vc.Details), ContactLeftAt: timeOrNil(vc.ContactAt), LastPolledAt: timeOrNil(vc.PolledAt)}
+			VisitorDetails: visitorDetails(vc.Details), ContactLeftAt: timeOrNil(vc.ContactAt), ContactLanguage: vc.ContactLang, LastPolledAt: timeOrNil(vc.PolledAt)}
 		conv.LastMessageAt = timeOrNil(c.LastMessageAt)
 		if r := vc.Rating; r != nil {
 			conv.Rating = &Rating{Rating: r.Rating, Comment: r.Comment, RatedAt: r.At.UTC()}

@@ -41,6 +41,7 @@ func TestOfflineRoutes(t *testing.T) {
 		{"key": e.key, "email": "a@example.org"},
 		{"key": e.key, "conversation_id": conv},
 		{"key": e.key, "conversation_id": conv, "email": "nope"},
+		{"key": e.key, "conversation_id": conv, "email": "a@example.org", "lang": "de"},
 	} {
 		if r := contact(bad); r.status != 400 || r.str("error") == "" {
 			t.Errorf("contact %v: %d %s", bad, r.status, r.raw)
@@ -49,12 +50,18 @@ func TestOfflineRoutes(t *testing.T) {
 	if r := contact(map[string]any{"key": e.key, "conversation_id": "c_nope", "email": "a@example.org"}); r.status != 403 {
 		t.Errorf("contact of an unknown conversation: %d %s", r.status, r.raw)
 	}
-	r = contact(map[string]any{"key": e.key, "conversation_id": conv, "email": "ana@example.org", "name": "Ana"})
+	if r := contact(map[string]any{"key": e.key, "conversation_id": conv, "email": "a@example.org", "lang": "de"}); r.str("error") != "lang must be one of en, ro, ru" {
+		t.Errorf("contact in German: %d %s", r.status, r.raw)
+	}
+	r = contact(map[string]any{"key": e.key, "conversation_id": conv, "email": "ana@example.org", "name": "Ana", "lang": "ro-RO"})
 	if r.status != 204 || r.header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("contact: %d %s %v", r.status, r.raw, r.header)
 	}
 	if c, _ := e.store.Conversation(t.Context(), conv); c.Email != "ana@example.org" || c.Name != "Ana" || c.Verified {
 		t.Fatalf("conversation: %+v", c)
+	}
+	if g, _ := e.store.VisitorContact(t.Context(), conv); g.Lang != "ro" {
+		t.Fatalf("the contact's language: %+v", g)
 	}
 
 	rate := map[string]any{"key": e.key, "conversation_id": conv, "rating": 5, "comment": "Thanks"}

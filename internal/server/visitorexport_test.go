@@ -32,7 +32,7 @@ func TestVisitorExportComplete(t *testing.T) {
 	if r := e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, nil); r.status != 200 {
 		t.Fatalf("poll: %d %s", r.status, r.raw)
 	}
-	if r := e.do("POST", "/api/widget/contact", map[string]any{"key": e.key, "conversation_id": conv, "name": "Ana", "email": "ana@example.org"}, nil); r.status != 204 {
+	if r := e.do("POST", "/api/widget/contact", map[string]any{"key": e.key, "conversation_id": conv, "name": "Ana", "email": "ana@example.org", "lang": "ro"}, nil); r.status != 204 {
 		t.Fatalf("contact: %d %s", r.status, r.raw)
 	}
 	if r := e.api("POST", "/api/v1/conversations/"+conv+"/messages", map[string]any{"text": "Hello, Ion here"}); r.status != 200 && r.status != 201 {
@@ -79,9 +79,10 @@ func TestVisitorExportComplete(t *testing.T) {
 				Referrer  string `json:"referrer"`
 				Pages     []page `json:"pages"`
 			} `json:"visitor_details"`
-			ContactLeftAt *string `json:"contact_left_at"`
-			LastPolledAt  *string `json:"last_polled_at"`
-			Rating        *struct {
+			ContactLeftAt   *string `json:"contact_left_at"`
+			ContactLanguage *string `json:"contact_language"`
+			LastPolledAt    *string `json:"last_polled_at"`
+			Rating          *struct {
 				Rating  int    `json:"rating"`
 				Comment string `json:"comment"`
 				RatedAt string `json:"rated_at"`
@@ -111,6 +112,9 @@ func TestVisitorExportComplete(t *testing.T) {
 	if full.ContactLeftAt == nil || full.LastPolledAt == nil {
 		t.Errorf("contact_left_at %v, last_polled_at %v: want times", full.ContactLeftAt, full.LastPolledAt)
 	}
+	if full.ContactLanguage == nil || *full.ContactLanguage != "ro" {
+		t.Errorf("contact_language: %s", r.raw)
+	}
 	if rt := full.Rating; rt == nil || rt.Rating != 4 || rt.Comment != "quick" || rt.RatedAt == "" {
 		t.Errorf("rating %+v", rt)
 	}
@@ -126,7 +130,7 @@ func TestVisitorExportComplete(t *testing.T) {
 	if bare.ContactLeftAt != nil || bare.Rating != nil {
 		t.Errorf("the second conversation: contact %v, rating %+v, want null", bare.ContactLeftAt, bare.Rating)
 	}
-	for _, key := range []string{`"contact_left_at":null`, `"rating":null`, `"pages":[]`} {
+	for _, key := range []string{`"contact_left_at":null`, `"contact_language":""`, `"rating":null`, `"pages":[]`} {
 		if !strings.Contains(string(r.raw), key) {
 			t.Errorf("export without %s: %s", key, r.raw)
 		}

@@ -17,14 +17,16 @@ type Offline interface {
 	SetBusinessHours(ctx context.Context, accountID, hoursJSON string) error
 	// SetVisitorContact stores the name and e-mail address a visitor left
 	// (the offline form) in the conversation's visitor_name and
-	// visitor_email, not verified, and records when (VisitorContact). A
-	// verified conversation keeps its verified name and address (only the
-	// time is recorded: the team answers the address it knows).
-	// domain.ErrNotFound when there is no such conversation.
-	SetVisitorContact(ctx context.Context, conversationID, name, email string, at time.Time) error
-	// VisitorContact reads when the visitor left a contact, zero when they
-	// did not (or there is no such conversation).
-	VisitorContact(ctx context.Context, conversationID string) (time.Time, error)
+	// visitor_email, not verified, and records when and in which language
+	// (VisitorContact). A verified conversation keeps its verified name
+	// and address (only the time and language are recorded: the team
+	// answers the address it knows). domain.ErrNotFound when there is no
+	// such conversation.
+	SetVisitorContact(ctx context.Context, conversationID string, c NewContact) error
+	// VisitorContact reads when and in which language the visitor left a
+	// contact; the zero ContactGiven when they did not (or there is no
+	// such conversation).
+	VisitorContact(ctx context.Context, conversationID string) (ContactGiven, error)
 	// TouchVisitor records that the conversation's visitor polled at at;
 	// VisitorPolledAt reads it back, zero when never.
 	TouchVisitor(ctx context.Context, conversationID string, at time.Time) error
@@ -45,12 +47,30 @@ type Offline interface {
 	RatingStats(ctx context.Context, accountID string, from, to time.Time) (RatingStats, error)
 }
 
+// NewContact is what a visitor leaves in the widget's offline form. Lang
+// is the language the widget spoke to them in (one of i18n.Languages, or
+// "" when the widget did not say): the team's reply mail is written in it.
+type NewContact struct {
+	Name, Email string
+	Lang        string
+	At          time.Time
+}
+
+// ContactGiven is when a visitor left a contact (zero: never) and the
+// widget's language then ("" when not told).
+type ContactGiven struct {
+	At   time.Time
+	Lang string
+}
+
 // WaitAlert is a user who wants an e-mail when a conversation has waited
-// Minutes for a human.
+// Minutes for a human. Lang is the user's dashboard language (Users'
+// SetUserLanguage), "" when never recorded: the alert is written in it.
 type WaitAlert struct {
 	UserID  string
 	Email   string
 	Name    string
+	Lang    string
 	Minutes int
 }
 

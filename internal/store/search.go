@@ -43,3 +43,19 @@ func ContainsPattern(q string) string {
 	esc := strings.NewReplacer(LikeEscape, LikeEscape+LikeEscape, "%", LikeEscape+"%", "_", LikeEscape+"_")
 	return "%" + esc.Replace(Fold(q)) + "%"
 }
+
+// The stores answer a search of TrigramMin characters or more from a
+// trigram index of the folded texts (SQLite FTS5, PostgreSQL pg_trgm): a
+// substring of three characters or more is found through the trigrams it
+// is made of. A shorter one has no trigram to look up, so it is a scan of
+// the messages, bounded to the ShortSearchWindow newest conversations of
+// the list being searched: a page then costs the same however many
+// conversations the account has (docs/store.md "The inbox search").
+const (
+	TrigramMin        = 3
+	ShortSearchWindow = 1000
+)
+
+// ShortSearch reports whether q is too short for the trigram index, and
+// its search is bounded to the ShortSearchWindow newest conversations.
+func ShortSearch(q string) bool { return utf8.RuneCountInString(q) < TrigramMin }

@@ -217,6 +217,11 @@ type Users interface {
 	User(ctx context.Context, accountID, userID string) (domain.User, error)
 	Users(ctx context.Context, accountID string) ([]domain.User, error) // oldest first
 	SetPassword(ctx context.Context, userID, passwordHash string) error
+	// SetUserLanguage records the language the user reads the dashboard
+	// in (one of i18n.Languages; the caller checks), so that mail to them
+	// (the wait alerts) is written in it. domain.ErrNotFound when there is
+	// no such user.
+	SetUserLanguage(ctx context.Context, userID, lang string) error
 	// DeleteUser removes a user and their sessions; the last owner of an
 	// account cannot be deleted (domain.ErrConflict). Conversations the
 	// user was answering go back to the AI, waiting for a human.

@@ -45,11 +45,12 @@ type VisitorConversation struct {
 	// was on, as VisitorContext reads it (pages latest first); the zero
 	// VisitorContext when none was stored.
 	Details VisitorContext
-	// ContactAt is when the visitor left a contact (VisitorContact),
-	// PolledAt when their widget last polled (VisitorPolledAt); zero when
-	// never.
-	ContactAt time.Time
-	PolledAt  time.Time
+	// ContactAt is when the visitor left a contact (VisitorContact) and
+	// ContactLang the widget's language then; PolledAt when their widget
+	// last polled (VisitorPolledAt). Zero when never.
+	ContactAt   time.Time
+	ContactLang string
+	PolledAt    time.Time
 	// Rating is the visitor's rating of the conversation, nil when none.
 	Rating *Rating
 }

@@ -52,6 +52,7 @@ type contactRequest struct {
 	conversationRef
 	Email string `json:"email"`
 	Name  string `json:"name"`
+	Lang  string `json:"lang"`
 }
 
 // Contact is POST /api/widget/contact.
@@ -59,7 +60,7 @@ func (a *API) Contact(w http.ResponseWriter, r *http.Request) {
 	var req contactRequest
 	noContent(w, r, &req, func() error { return req.missing() }, func() error {
 		return a.chat.Contact(r.Context(), chat.ContactInput{Key: *req.Key, ConversationID: *req.ConversationID,
-			Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID, Email: req.Email, Name: req.Name})
+			Origin: r.Header.Get("Origin"), VisitorID: req.VisitorID, Email: req.Email, Name: req.Name, Lang: req.Lang})
 	})
 }
 

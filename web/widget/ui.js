@@ -8,7 +8,7 @@
 // The texts by language: the build fills them in from the message
 // catalogues (web/i18n, keys widget.<name>), each language's joined with
 // '|' in the order of these names, which mount destructures.
-const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated|typing');
+const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated|typing|sendrating');
 
 // The server's limit, counted in code points as the server counts them.
 const MAX = 2000;
@@ -30,7 +30,7 @@ const h = (tag, cls, text, attrs = {}) => {
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
 export function mount({ key, src, lang, S, save, emit, apply, root, launcher, who }) {
-  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated, tTyping] = TEXTS[lang].split('|');
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated, tTyping, tSendR] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
 
@@ -54,7 +54,8 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
   };
   const panel = h('div', 'p', '', { role: 'dialog', hidden: '' });
   const title = h('span', 't');
-  const log = h('div', 'lg', '', { role: 'log', 'aria-live': 'polite' });
+  // Focusable, so that the keyboard can scroll a long conversation.
+  const log = h('div', 'lg', '', { role: 'log', 'aria-live': 'polite', tabindex: 0 });
   const dots = h('div', 'd', '', { 'aria-hidden': 'true', hidden: '' });
   // "Ana is typing…": announced once when it appears, not per poll.
   const ty = h('div', 'ty', '', { role: 'status' });
@@ -339,7 +340,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
     f.onsubmit = async e => {
       e.preventDefault();
       try {
-        await call('api/widget/contact', { key, conversation_id: S.c, visitor_id: S.v, email: mail.value.trim(), name: name.value.trim() });
+        await call('api/widget/contact', { key, conversation_id: S.c, visitor_id: S.v, email: mail.value.trim(), name: name.value.trim(), lang });
         done(tLeft);
       } catch (x) {
         err.textContent = x.s == 400 ? x.message : tErr;
@@ -374,7 +375,7 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
     g.append(...stars);
     const [lc, cm] = field(tCmt, { maxlength: 1000 });
     const err = h('div', 'st', '', { role: 'status' });
-    f.append(h('p', '', tRate), g, lc, err, h('button', '', tSend, { type: 'submit' }));
+    f.append(h('p', '', tRate), g, lc, err, h('button', '', tSendR, { type: 'submit' }));
     f.onsubmit = async e => {
       e.preventDefault();
       if (!n) return stars[0].focus();

@@ -80,7 +80,7 @@ func (s *Store) Agent(ctx context.Context, accountID, agentID string) (domain.Ag
 func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+agentCols+` FROM agents WHERE account_id = $1 ORDER BY created_at, ord`, accountID)
-	agents, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Agent, error) { return scanAgent(row) })
+	agents, err := pgx.CollectRows(rows, rowTo(scanAgent))
 	if err != nil {
 		return nil, fmt.Errorf("agents: %w", err)
 	}
@@ -334,7 +334,7 @@ func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.W
 	}
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+keyCols+` FROM widget_keys WHERE agent_id = $1 ORDER BY created_at, ord`, agentID)
-	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.WidgetKey, error) { return scanKey(row) })
+	keys, err := pgx.CollectRows(rows, rowTo(scanKey))
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}

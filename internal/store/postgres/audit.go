@@ -57,9 +57,6 @@ func (s *Store) AuditEntries(ctx context.Context, accountID string, f store.Audi
 	if err != nil {
 		return nil, fmt.Errorf("audit entries: %w", dbErr(err))
 	}
-	if out == nil {
-		out = []store.AuditEntry{}
-	}
 	return out, nil
 }
 

@@ -123,6 +123,9 @@ func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversatio
 	return c, notFound(err, domain.ErrNotFound)
 }
 
+// inboxOrder is the order of Conversations' pages.
+const inboxOrder = `created_at DESC, id DESC`
+
 // Conversations pages newest first with a keyset on (created_at, id): a page
 // costs the same however deep it is, and conversations created while a
 // client pages do not shift or repeat the later pages. ids are COLLATE "C",
@@ -155,11 +158,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 	if f.Assignee != nil {
 		where = append(where, "assignee_id = "+arg(*f.Assignee))
 	}
-	if f.Search != "" {
-		// E'\\' is one backslash however standard_conforming_strings is set.
-		where = append(where, `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE `+arg(containsPattern(f.Search))+` ESCAPE E'\\')`)
-	}
+	view := len(where)
 	if f.Before != "" {
 		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
@@ -167,11 +166,20 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		}
 		where = append(where, "(created_at, id) < ("+arg(c.CreatedAt)+"::timestamptz, "+arg(c.ID)+")")
 	}
+	if f.Search != "" {
+		cond, err := s.searchCondition(ctx, f.Search, searchScope{where: where, view: view, args: args, arg: arg,
+			order: inboxOrder, limit: limit + 1})
+		if err != nil {
+			return store.ConversationPage{}, fmt.Errorf("conversations: %w", err)
+		}
+		where = append(where, cond)
+	}
 	// One row more than asked tells whether another page follows.
-	rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations
-		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY created_at DESC, id DESC
-		LIMIT `+arg(limit+1), args...)
+	query := `SELECT ` + convCols + ` FROM conversations
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ` + inboxOrder + `
+		LIMIT ` + arg(limit+1)
+	rows, _ := s.pool.Query(ctx, query, searchArgs(f.Search, args)...)
 	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
 		return scanConversation(row)
 	})

@@ -29,16 +29,12 @@ func (s *Store) CreateCannedReply(ctx context.Context, n store.NewCannedReply) (
 		return store.CannedReply{}, err
 	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
-		var one int
-		if err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, c.AccountID).Scan(&one); err != nil {
-			return notFound(err, domain.ErrNotFound)
-		}
-		var count int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM canned_replies WHERE account_id = $1`, c.AccountID).Scan(&count); err != nil {
+		if err := lockAccount(ctx, tx, c.AccountID); err != nil {
 			return err
 		}
-		if count >= store.MaxCannedReplies {
-			return store.ErrCannedLimit
+		if err := belowLimit(ctx, tx, store.MaxCannedReplies, store.ErrCannedLimit,
+			`SELECT count(*) FROM canned_replies WHERE account_id = $1`, c.AccountID); err != nil {
+			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO canned_replies (`+cannedCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			c.ID, c.AccountID, c.Shortcut, c.Language, c.Text, c.CreatedAt, c.UpdatedAt)
@@ -57,12 +53,9 @@ func (s *Store) CannedReply(ctx context.Context, accountID, id string) (store.Ca
 
 func (s *Store) CannedReplies(ctx context.Context, accountID string) ([]store.CannedReply, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+cannedCols+` FROM canned_replies WHERE account_id = $1 ORDER BY shortcut COLLATE "C", language COLLATE "C"`, accountID)
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.CannedReply, error) { return scanCanned(row) })
+	out, err := pgx.CollectRows(rows, rowTo(scanCanned))
 	if err != nil {
 		return nil, fmt.Errorf("canned replies: %w", dbErr(err))
-	}
-	if out == nil {
-		out = []store.CannedReply{}
 	}
 	return out, nil
 }
@@ -80,14 +73,7 @@ func (s *Store) UpdateCannedReply(ctx context.Context, accountID, id string, p s
 }
 
 func (s *Store) DeleteCannedReply(ctx context.Context, accountID, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM canned_replies WHERE id = $1 AND account_id = $2`, id, accountID)
-	if err != nil {
-		return fmt.Errorf("delete canned reply: %w", dbErr(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return domain.ErrNotFound
-	}
-	return nil
+	return rowsAffected(s.pool.Exec(ctx, `DELETE FROM canned_replies WHERE id = $1 AND account_id = $2`, id, accountID))
 }
 
 const noteCols = `id, account_id, conversation_id, author_id, author_name, text, created_at`
@@ -113,12 +99,9 @@ func (s *Store) AddNote(ctx context.Context, nn store.NewNote) (store.Note, erro
 		if err := tx.QueryRow(ctx, `SELECT 1 FROM conversations WHERE id = $1 AND account_id = $2 FOR UPDATE`, n.ConversationID, n.AccountID).Scan(&one); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		var count int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM conversation_notes WHERE conversation_id = $1`, n.ConversationID).Scan(&count); err != nil {
+		if err := belowLimit(ctx, tx, store.MaxNotesPerConversation, store.ErrNoteLimit,
+			`SELECT count(*) FROM conversation_notes WHERE conversation_id = $1`, n.ConversationID); err != nil {
 			return err
-		}
-		if count >= store.MaxNotesPerConversation {
-			return store.ErrNoteLimit
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO conversation_notes (`+noteCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			n.ID, n.AccountID, n.ConversationID, n.AuthorID, n.AuthorName, n.Text, n.CreatedAt)
@@ -132,12 +115,9 @@ func (s *Store) AddNote(ctx context.Context, nn store.NewNote) (store.Note, erro
 
 func (s *Store) Notes(ctx context.Context, accountID, conversationID string) ([]store.Note, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+noteCols+` FROM conversation_notes WHERE conversation_id = $1 AND account_id = $2 ORDER BY seq`, conversationID, accountID)
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Note, error) { return scanNote(row) })
+	out, err := pgx.CollectRows(rows, rowTo(scanNote))
 	if err != nil {
 		return nil, fmt.Errorf("notes: %w", dbErr(err))
-	}
-	if out == nil {
-		out = []store.Note{}
 	}
 	return out, nil
 }

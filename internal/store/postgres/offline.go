@@ -35,7 +35,7 @@ func (s *Store) SetBusinessHours(ctx context.Context, accountID, hoursJSON strin
 	return nil
 }
 
-func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, email string, at time.Time) error {
+func (s *Store) SetVisitorContact(ctx context.Context, conversationID string, c store.NewContact) error {
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var verified bool
 		if err := tx.QueryRow(ctx, `SELECT verified FROM conversations WHERE id = $1 FOR UPDATE`, conversationID).Scan(&verified); err != nil {
@@ -43,12 +43,13 @@ func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, ema
 		}
 		if !verified {
 			if _, err := tx.Exec(ctx, `UPDATE conversations SET visitor_name = $1, visitor_email = $2 WHERE id = $3`,
-				name, email, conversationID); err != nil {
+				c.Name, c.Email, conversationID); err != nil {
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO visitor_contacts (conversation_id, given_at) VALUES ($1, $2)
-			ON CONFLICT (conversation_id) DO UPDATE SET given_at = excluded.given_at`, conversationID, at)
+		_, err := tx.Exec(ctx, `INSERT INTO visitor_contacts (conversation_id, given_at, language) VALUES ($1, $2, $3)
+			ON CONFLICT (conversation_id) DO UPDATE SET given_at = excluded.given_at, language = excluded.language`,
+			conversationID, c.At, c.Lang)
 		return err
 	})
 	if err != nil {
@@ -69,8 +70,17 @@ func (s *Store) timeOf(ctx context.Context, q, id string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-func (s *Store) VisitorContact(ctx context.Context, conversationID string) (time.Time, error) {
-	return s.timeOf(ctx, `SELECT given_at FROM visitor_contacts WHERE conversation_id = $1`, conversationID)
+func (s *Store) VisitorContact(ctx context.Context, conversationID string) (store.ContactGiven, error) {
+	var g store.ContactGiven
+	err := s.pool.QueryRow(ctx, `SELECT given_at, language FROM visitor_contacts WHERE conversation_id = $1`, conversationID).Scan(&g.At, &g.Lang)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ContactGiven{}, nil
+	}
+	if err != nil {
+		return store.ContactGiven{}, fmt.Errorf("visitor contact: %w", dbErr(err))
+	}
+	g.At = g.At.UTC()
+	return g, nil
 }
 
 func (s *Store) TouchVisitor(ctx context.Context, conversationID string, at time.Time) error {
@@ -114,21 +124,17 @@ func (s *Store) WaitAlert(ctx context.Context, accountID, userID string) (int, e
 }
 
 func (s *Store) WaitAlerts(ctx context.Context, accountID string) ([]store.WaitAlert, error) {
-	rows, err := s.pool.Query(ctx, `SELECT u.id, u.email, u.name, w.minutes FROM wait_alerts w
+	rows, _ := s.pool.Query(ctx, `SELECT u.id, u.email, u.name, u.language, w.minutes FROM wait_alerts w
 		JOIN users u ON u.id = w.user_id WHERE w.account_id = $1 AND w.minutes > 0 ORDER BY u.id`, accountID)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.WaitAlert, error) {
+		var a store.WaitAlert
+		err := row.Scan(&a.UserID, &a.Email, &a.Name, &a.Lang, &a.Minutes)
+		return a, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("wait alerts: %w", dbErr(err))
 	}
-	defer rows.Close()
-	var out []store.WaitAlert
-	for rows.Next() {
-		var a store.WaitAlert
-		if err := rows.Scan(&a.UserID, &a.Email, &a.Name, &a.Minutes); err != nil {
-			return nil, fmt.Errorf("wait alerts: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) SetRating(ctx context.Context, r store.Rating) error {

@@ -23,6 +23,9 @@ import (
 // Store is a store.Store backed by a PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
+	// searchCap is searchCandidates; a test lowers it to take the
+	// search's other way (search.go).
+	searchCap int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -57,7 +60,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: pool, searchCap: searchCandidates}, nil
 }
 
 // redacted names the server and database without the credentials, for

@@ -88,7 +88,7 @@ func (s *Store) DueSources(ctx context.Context, at time.Time, limit int) ([]doma
 
 func (s *Store) sources(ctx context.Context, query string, args ...any) ([]domain.Source, error) {
 	rows, _ := s.pool.Query(ctx, query, args...)
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Source, error) { return scanSource(row) })
+	out, err := pgx.CollectRows(rows, rowTo(scanSource))
 	if err != nil {
 		return nil, fmt.Errorf("sources: %w", dbErr(err))
 	}

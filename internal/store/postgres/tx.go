@@ -64,6 +64,35 @@ func notFound(err, want error) error {
 	return dbErr(err)
 }
 
+// lockAccount takes the account's row lock for the rest of tx, so that
+// concurrent bounded creations (belowLimit) count one after another;
+// domain.ErrNotFound when there is no such account.
+func lockAccount(ctx context.Context, tx pgx.Tx, accountID string) error {
+	var one int
+	err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID).Scan(&one)
+	return notFound(err, domain.ErrNotFound)
+}
+
+// belowLimit returns errLimit when countQuery counts limit rows or more:
+// the bounded creations' one check, run in a transaction holding the lock
+// that serializes them.
+func belowLimit(ctx context.Context, tx pgx.Tx, limit int, errLimit error, countQuery string, args ...any) error {
+	var n int
+	if err := tx.QueryRow(ctx, countQuery, args...).Scan(&n); err != nil {
+		return err
+	}
+	if n >= limit {
+		return errLimit
+	}
+	return nil
+}
+
+// rowTo adapts a row type's scan function to pgx.CollectRows (which gives
+// an empty, non-nil slice for no rows).
+func rowTo[T any](scan func(pgx.Row) (T, error)) pgx.RowToFunc[T] {
+	return func(row pgx.CollectableRow) (T, error) { return scan(row) }
+}
+
 // rowsAffected turns "no row changed" into domain.ErrNotFound. Inside a
 // transaction the error also rolls back what came before.
 func rowsAffected(tag pgconn.CommandTag, err error) error {

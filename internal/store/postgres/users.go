@@ -72,7 +72,7 @@ func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User
 func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+userCols+` FROM users WHERE account_id = $1 ORDER BY created_at, ord`,
 		accountID)
-	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.User, error) { return scanUser(row) })
+	users, err := pgx.CollectRows(rows, rowTo(scanUser))
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}
@@ -83,6 +83,13 @@ func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, err
 // hash the account was created with and no longer signs anyone in.
 func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) error {
 	return rowsAffected(s.pool.Exec(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, userID))
+}
+
+func (s *Store) SetUserLanguage(ctx context.Context, userID, lang string) error {
+	if err := store.CheckText(userID, lang); err != nil {
+		return err
+	}
+	return rowsAffected(s.pool.Exec(ctx, `UPDATE users SET language = $1 WHERE id = $2`, lang, userID))
 }
 
 // DeleteUser counts the owners, asks store.CanDeleteUser and deletes in

@@ -54,7 +54,7 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 // no rows left to find, so it keeps zero values.
 func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversation, accountID, visitorID string) error {
 	byID := store.IndexVisitorConversations(vcs)
-	rows, _ := s.pool.Query(ctx, `SELECT c.id, v.user_agent, v.language, v.time_zone, v.referrer, k.given_at, p.seen_at,
+	rows, _ := s.pool.Query(ctx, `SELECT c.id, v.user_agent, v.language, v.time_zone, v.referrer, k.given_at, k.language, p.seen_at,
 			r.rating, r.comment, r.at
 		FROM conversations c
 		LEFT JOIN conversation_visitor v ON v.conversation_id = c.id
@@ -63,10 +63,10 @@ func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversati
 		LEFT JOIN conversation_ratings r ON r.conversation_id = c.id
 		WHERE c.account_id = $1 AND (c.visitor_id = $2 OR c.user_id = $2)`, accountID, visitorID)
 	var id string
-	var ua, lang, tz, ref, comment *string // NULL: no such row
+	var ua, lang, tz, ref, contactLang, comment *string // NULL: no such row
 	var given, seen, ratedAt *time.Time
 	var rating *int
-	_, err := pgx.ForEachRow(rows, []any{&id, &ua, &lang, &tz, &ref, &given, &seen, &rating, &comment, &ratedAt}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&id, &ua, &lang, &tz, &ref, &given, &contactLang, &seen, &rating, &comment, &ratedAt}, func() error {
 		vc := byID[id]
 		if vc == nil {
 			return nil // created after the conversations were read
@@ -75,7 +75,7 @@ func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversati
 			vc.Details = store.VisitorContext{UserAgent: *ua, Language: *lang, TimeZone: *tz, Referrer: *ref}
 		}
 		if given != nil {
-			vc.ContactAt = given.UTC()
+			vc.ContactAt, vc.ContactLang = given.UTC(), *contactLang
 		}
 		if seen != nil {
 			vc.PolledAt = seen.UTC()

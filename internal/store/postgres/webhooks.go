@@ -50,16 +50,12 @@ func (s *Store) CreateWebhook(ctx context.Context, n store.NewWebhook) (store.We
 		return store.Webhook{}, err
 	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
-		var one int
-		if err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, w.AccountID).Scan(&one); err != nil {
-			return notFound(err, domain.ErrNotFound)
-		}
-		var count int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE account_id = $1`, w.AccountID).Scan(&count); err != nil {
+		if err := lockAccount(ctx, tx, w.AccountID); err != nil {
 			return err
 		}
-		if count >= store.MaxWebhooksPerAccount {
-			return store.ErrWebhookLimit
+		if err := belowLimit(ctx, tx, store.MaxWebhooksPerAccount, store.ErrWebhookLimit,
+			`SELECT count(*) FROM webhooks WHERE account_id = $1`, w.AccountID); err != nil {
+			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
 			w.ID, w.AccountID, w.URL, string(events), w.Secret, w.CreatedAt)
@@ -83,25 +79,15 @@ func (s *Store) WebhookByID(ctx context.Context, webhookID string) (store.Webhoo
 
 func (s *Store) Webhooks(ctx context.Context, accountID string) ([]store.Webhook, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE account_id = $1 ORDER BY created_at, id`, accountID)
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Webhook, error) { return scanWebhook(row) })
+	out, err := pgx.CollectRows(rows, rowTo(scanWebhook))
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", dbErr(err))
-	}
-	if out == nil {
-		out = []store.Webhook{}
 	}
 	return out, nil
 }
 
 func (s *Store) DeleteWebhook(ctx context.Context, accountID, webhookID string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM webhooks WHERE id = $1 AND account_id = $2`, webhookID, accountID)
-	if err != nil {
-		return fmt.Errorf("delete webhook: %w", dbErr(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return domain.ErrNotFound
-	}
-	return nil
+	return rowsAffected(s.pool.Exec(ctx, `DELETE FROM webhooks WHERE id = $1 AND account_id = $2`, webhookID, accountID))
 }
 
 func (s *Store) AddDelivery(ctx context.Context, n store.NewDelivery) (store.Delivery, error) {
@@ -153,12 +139,9 @@ func (s *Store) Deliveries(ctx context.Context, accountID, webhookID string, lim
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY seq DESC LIMIT $2`,
 		webhookID, store.ClampDeliveries(limit))
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Delivery, error) { return scanDelivery(row) })
+	out, err := pgx.CollectRows(rows, rowTo(scanDelivery))
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", dbErr(err))
-	}
-	if out == nil {
-		out = []store.Delivery{}
 	}
 	return out, nil
 }

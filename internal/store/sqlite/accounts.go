@@ -100,24 +100,19 @@ func (s *Store) AccountByAPIToken(ctx context.Context, tokenHash []byte) (domain
 // APITokens lists the account's tokens without their hashes: a hash is only
 // ever compared, never shown.
 func (s *Store) APITokens(ctx context.Context, accountID string) ([]domain.APIToken, error) {
-	rows, err := s.query(ctx, `
+	return queryAll(ctx, s, scanAPIToken, `
 		SELECT id, account_id, name, created_at FROM api_tokens
 		WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
-	if err != nil {
-		return nil, err
+}
+
+func scanAPIToken(sc scanner) (domain.APIToken, error) {
+	var t domain.APIToken
+	var created int64
+	if err := sc.Scan(&t.ID, &t.AccountID, &t.Name, &created); err != nil {
+		return domain.APIToken{}, err
 	}
-	defer rows.Close()
-	toks := []domain.APIToken{}
-	for rows.Next() {
-		var t domain.APIToken
-		var created int64
-		if err := rows.Scan(&t.ID, &t.AccountID, &t.Name, &created); err != nil {
-			return nil, err
-		}
-		t.CreatedAt = fromMillis(created)
-		toks = append(toks, t)
-	}
-	return toks, rows.Err()
+	t.CreatedAt = fromMillis(created)
+	return t, nil
 }
 
 // RevokeAPIToken deletes the row, so AccountByAPIToken stops finding the

@@ -73,21 +73,7 @@ func (s *Store) Agent(ctx context.Context, accountID, agentID string) (domain.Ag
 func (s *Store) Agents(ctx context.Context, accountID string) ([]domain.Agent, error) {
 	// rowid follows insertion, so it orders agents created in the same
 	// millisecond.
-	rows, err := s.query(ctx,
-		`SELECT `+agentCols+` FROM agents WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	agents := []domain.Agent{}
-	for rows.Next() {
-		a, err := scanAgent(rows)
-		if err != nil {
-			return nil, err
-		}
-		agents = append(agents, a)
-	}
-	return agents, rows.Err()
+	return queryAll(ctx, s, scanAgent, `SELECT `+agentCols+` FROM agents WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
 }
 
 func (s *Store) UpdateAgent(ctx context.Context, accountID, agentID string, p store.AgentPatch) (domain.Agent, error) {
@@ -169,19 +155,12 @@ func knowledgeArgs(agentID string, position int, e domain.KnowledgeEntry) []any 
 }
 
 func (s *Store) Knowledge(ctx context.Context, agentID string) ([]domain.KnowledgeEntry, error) {
-	rows, err := s.query(ctx,
+	return queryAll(ctx, s, scanKnowledge,
 		`SELECT id, kind, question, answer, title, text, lang FROM knowledge WHERE agent_id = ? ORDER BY position`, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	entries := []domain.KnowledgeEntry{}
-	for rows.Next() {
-		var e domain.KnowledgeEntry
-		if err := rows.Scan(&e.ID, &e.Kind, &e.Question, &e.Answer, &e.Title, &e.Text, &e.Lang); err != nil {
-			return nil, err
-		}
-		entries = append(entries, e)
-	}
-	return entries, rows.Err()
+}
+
+func scanKnowledge(sc scanner) (domain.KnowledgeEntry, error) {
+	var e domain.KnowledgeEntry
+	err := sc.Scan(&e.ID, &e.Kind, &e.Question, &e.Answer, &e.Title, &e.Text, &e.Lang)
+	return e, err
 }

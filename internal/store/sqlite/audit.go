@@ -44,27 +44,23 @@ func (s *Store) AuditEntries(ctx context.Context, accountID string, f store.Audi
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.query(ctx, `SELECT seq, account_id, at, actor_type, actor_id, actor, ip, action, target
+	out, err := queryAll(ctx, s, scanAuditEntry, `SELECT seq, account_id, at, actor_type, actor_id, actor, ip, action, target
 		FROM audit_log WHERE account_id = ? AND seq < ? AND (? = '' OR action = ?)
 		ORDER BY seq DESC LIMIT `+limitArg, accountID, before, f.Action, f.Action, store.AuditQueryLimit(f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("audit entries: %w", err)
 	}
-	defer rows.Close()
-	out := []store.AuditEntry{}
-	for rows.Next() {
-		var e store.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.Seq, &e.AccountID, &at, &e.ActorType, &e.ActorID, &e.Actor, &e.IP, &e.Action, &e.Target); err != nil {
-			return nil, fmt.Errorf("audit entries: %w", err)
-		}
-		e.At = fromMillis(at)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("audit entries: %w", err)
-	}
 	return out, nil
+}
+
+func scanAuditEntry(sc scanner) (store.AuditEntry, error) {
+	var e store.AuditEntry
+	var at int64
+	if err := sc.Scan(&e.Seq, &e.AccountID, &at, &e.ActorType, &e.ActorID, &e.Actor, &e.IP, &e.Action, &e.Target); err != nil {
+		return store.AuditEntry{}, err
+	}
+	e.At = fromMillis(at)
+	return e, nil
 }
 
 func (s *Store) APITokenByHash(ctx context.Context, tokenHash []byte) (domain.APIToken, error) {

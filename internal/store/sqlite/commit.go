@@ -104,6 +104,7 @@ func (s *Store) commitBatch(batch []writeReq) {
 	}
 	err = tx.Commit()
 	s.nudgeCheckpointer()
+	s.nudgeIndexer()
 	// Before any writer hears back: a read after a write returned must
 	// find the caches as the write left them.
 	s.cache.apply(err == nil)

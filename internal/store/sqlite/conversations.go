@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"parley/internal/domain"
@@ -99,6 +100,9 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 	return c, nil
 }
 
+// inboxOrder is the order of Conversations' pages.
+const inboxOrder = `created_at DESC, id DESC`
+
 // Conversations pages newest first with a keyset on (created_at, id): a page
 // costs the same however deep it is, and conversations created while a
 // client pages do not shift or repeat the later pages.
@@ -131,11 +135,7 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, "assignee_id = ?")
 		args = append(args, *f.Assignee)
 	}
-	if f.Search != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '`+likeEscape+`')`)
-		args = append(args, containsPattern(f.Search))
-	}
+	view, viewArgs := len(where), len(args)
 	if f.Before != "" {
 		c, err := store.DecodeCursor(f.Before)
 		if err != nil {
@@ -144,12 +144,22 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 		where = append(where, "(created_at, id) < (?, ?)")
 		args = append(args, millis(c.CreatedAt), c.ID)
 	}
+	from := "conversations"
+	if f.Search != "" {
+		sq, err := s.searchQuery(ctx, f.Search, searchScope{where: where, args: args, view: view, viewArgs: viewArgs,
+			order: inboxOrder, limit: limit + 1})
+		if err != nil {
+			return store.ConversationPage{}, err
+		}
+		from, args = sq.from, slices.Concat(sq.fromArgs, args, sq.condArgs)
+		where = append(where, sq.cond)
+	}
 	// One row more than asked tells whether another page follows.
 	args = append(args, limit+1)
 
-	rows, err := s.query(ctx, `SELECT `+convCols+` FROM conversations
+	rows, err := s.query(ctx, `SELECT `+convCols+` FROM `+from+`
 		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY created_at DESC, id DESC
+		ORDER BY `+inboxOrder+`
 		LIMIT `+limitArg, args...)
 	if err != nil {
 		return store.ConversationPage{}, err

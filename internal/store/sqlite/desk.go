@@ -29,12 +29,9 @@ func (s *Store) CreateCannedReply(ctx context.Context, n store.NewCannedReply) (
 		return store.CannedReply{}, err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		var count int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM canned_replies WHERE account_id = ?`, c.AccountID).Scan(&count); err != nil {
+		if err := belowLimit(ctx, tx, store.MaxCannedReplies, store.ErrCannedLimit,
+			`SELECT count(*) FROM canned_replies WHERE account_id = ?`, c.AccountID); err != nil {
 			return err
-		}
-		if count >= store.MaxCannedReplies {
-			return store.ErrCannedLimit
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO canned_replies (`+cannedCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			c.ID, c.AccountID, c.Shortcut, c.Language, c.Text, millis(c.CreatedAt), millis(c.UpdatedAt))
@@ -52,20 +49,11 @@ func (s *Store) CannedReply(ctx context.Context, accountID, id string) (store.Ca
 }
 
 func (s *Store) CannedReplies(ctx context.Context, accountID string) ([]store.CannedReply, error) {
-	rows, err := s.query(ctx, `SELECT `+cannedCols+` FROM canned_replies WHERE account_id = ? ORDER BY shortcut, language`, accountID)
+	out, err := queryAll(ctx, s, scanCanned, `SELECT `+cannedCols+` FROM canned_replies WHERE account_id = ? ORDER BY shortcut, language`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("canned replies: %w", err)
 	}
-	defer rows.Close()
-	out := []store.CannedReply{}
-	for rows.Next() {
-		c, err := scanCanned(rows)
-		if err != nil {
-			return nil, fmt.Errorf("canned replies: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) UpdateCannedReply(ctx context.Context, accountID, id string, p store.CannedReplyPatch) (store.CannedReply, error) {
@@ -91,16 +79,7 @@ func (s *Store) UpdateCannedReply(ctx context.Context, accountID, id string, p s
 
 func (s *Store) DeleteCannedReply(ctx context.Context, accountID, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM canned_replies WHERE id = ? AND account_id = ?`, id, accountID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return oneRow(tx.ExecContext(ctx, `DELETE FROM canned_replies WHERE id = ? AND account_id = ?`, id, accountID))
 	})
 	if err != nil {
 		return fmt.Errorf("delete canned reply: %w", err)
@@ -132,12 +111,9 @@ func (s *Store) AddNote(ctx context.Context, nn store.NewNote) (store.Note, erro
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM conversations WHERE id = ? AND account_id = ?`, n.ConversationID, n.AccountID).Scan(&one); err != nil {
 			return notFound(err, domain.ErrNotFound)
 		}
-		var count int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM conversation_notes WHERE conversation_id = ?`, n.ConversationID).Scan(&count); err != nil {
+		if err := belowLimit(ctx, tx, store.MaxNotesPerConversation, store.ErrNoteLimit,
+			`SELECT count(*) FROM conversation_notes WHERE conversation_id = ?`, n.ConversationID); err != nil {
 			return err
-		}
-		if count >= store.MaxNotesPerConversation {
-			return store.ErrNoteLimit
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO conversation_notes (`+noteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, n.AccountID, n.ConversationID, n.AuthorID, n.AuthorName, n.Text, millis(n.CreatedAt))
@@ -150,18 +126,10 @@ func (s *Store) AddNote(ctx context.Context, nn store.NewNote) (store.Note, erro
 }
 
 func (s *Store) Notes(ctx context.Context, accountID, conversationID string) ([]store.Note, error) {
-	rows, err := s.query(ctx, `SELECT `+noteCols+` FROM conversation_notes WHERE conversation_id = ? AND account_id = ? ORDER BY seq`, conversationID, accountID)
+	out, err := queryAll(ctx, s, scanNote, `SELECT `+noteCols+` FROM conversation_notes WHERE conversation_id = ? AND account_id = ? ORDER BY seq`,
+		conversationID, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("notes: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Note{}
-	for rows.Next() {
-		n, err := scanNote(rows)
-		if err != nil {
-			return nil, fmt.Errorf("notes: %w", err)
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -84,21 +84,7 @@ func (s *Store) Keys(ctx context.Context, accountID, agentID string) ([]domain.W
 	if err := ownsAgent(ctx, s.r, accountID, agentID); err != nil {
 		return nil, err
 	}
-	rows, err := s.query(ctx,
-		`SELECT `+keyCols+` FROM widget_keys WHERE agent_id = ? ORDER BY created_at, rowid`, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	keys := []domain.WidgetKey{}
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	return keys, rows.Err()
+	return queryAll(ctx, s, scanKey, `SELECT `+keyCols+` FROM widget_keys WHERE agent_id = ? ORDER BY created_at, rowid`, agentID)
 }
 
 func (s *Store) SetKeyActive(ctx context.Context, accountID, key string, active bool) (domain.WidgetKey, error) {

@@ -110,7 +110,7 @@ func TestLatestMessagesUsesTheIndex(t *testing.T) {
 }
 
 // newAgentFixtureOn is newAgentFixture on a given store.
-func newAgentFixtureOn(t *testing.T, s *Store) (domain.Account, domain.Agent) {
+func newAgentFixtureOn(t testing.TB, s *Store) (domain.Account, domain.Agent) {
 	t.Helper()
 	acc, err := s.CreateAccount(context.Background(), store.NewAccount{Email: "o@example.com", Name: "O", PasswordHash: "h", Limits: domain.Limits{MonthlyConversations: 1 << 30}})
 	if err != nil {

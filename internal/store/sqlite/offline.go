@@ -43,8 +43,8 @@ func (s *Store) SetBusinessHours(ctx context.Context, accountID, hoursJSON strin
 	return nil
 }
 
-func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, email string, at time.Time) error {
-	if err := store.CheckText(conversationID, name, email); err != nil {
+func (s *Store) SetVisitorContact(ctx context.Context, conversationID string, c store.NewContact) error {
+	if err := store.CheckText(conversationID, c.Name, c.Email, c.Lang); err != nil {
 		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -55,12 +55,13 @@ func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, ema
 		if !verified {
 			s.invalidate(cacheEvent{what: forgetConversation, id: conversationID})
 			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET visitor_name = ?, visitor_email = ? WHERE id = ?`,
-				name, email, conversationID); err != nil {
+				c.Name, c.Email, conversationID); err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_contacts (conversation_id, given_at) VALUES (?, ?)
-			ON CONFLICT (conversation_id) DO UPDATE SET given_at = excluded.given_at`, conversationID, millis(at))
+		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_contacts (conversation_id, given_at, language) VALUES (?, ?, ?)
+			ON CONFLICT (conversation_id) DO UPDATE SET given_at = excluded.given_at, language = excluded.language`,
+			conversationID, millis(c.At), c.Lang)
 		return err
 	})
 	if err != nil {
@@ -69,8 +70,18 @@ func (s *Store) SetVisitorContact(ctx context.Context, conversationID, name, ema
 	return nil
 }
 
-func (s *Store) VisitorContact(ctx context.Context, conversationID string) (time.Time, error) {
-	return s.timeOf(ctx, `SELECT given_at FROM visitor_contacts WHERE conversation_id = ?`, conversationID)
+func (s *Store) VisitorContact(ctx context.Context, conversationID string) (store.ContactGiven, error) {
+	var g store.ContactGiven
+	var ms int64
+	err := s.queryRow(ctx, `SELECT given_at, language FROM visitor_contacts WHERE conversation_id = ?`, conversationID).Scan(&ms, &g.Lang)
+	if err == sql.ErrNoRows {
+		return g, nil
+	}
+	if err != nil {
+		return g, fmt.Errorf("visitor contact: %w", err)
+	}
+	g.At = fromMillis(ms)
+	return g, nil
 }
 
 func (s *Store) timeOf(ctx context.Context, q, id string) (time.Time, error) {
@@ -138,21 +149,16 @@ func (s *Store) WaitAlert(ctx context.Context, accountID, userID string) (int, e
 }
 
 func (s *Store) WaitAlerts(ctx context.Context, accountID string) ([]store.WaitAlert, error) {
-	rows, err := s.query(ctx, `SELECT u.id, u.email, u.name, w.minutes FROM wait_alerts w
+	out, err := queryAll(ctx, s, func(sc scanner) (store.WaitAlert, error) {
+		var a store.WaitAlert
+		err := sc.Scan(&a.UserID, &a.Email, &a.Name, &a.Lang, &a.Minutes)
+		return a, err
+	}, `SELECT u.id, u.email, u.name, u.language, w.minutes FROM wait_alerts w
 		JOIN users u ON u.id = w.user_id WHERE w.account_id = ? AND w.minutes > 0 ORDER BY u.id`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("wait alerts: %w", err)
 	}
-	defer rows.Close()
-	var out []store.WaitAlert
-	for rows.Next() {
-		var a store.WaitAlert
-		if err := rows.Scan(&a.UserID, &a.Email, &a.Name, &a.Minutes); err != nil {
-			return nil, fmt.Errorf("wait alerts: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) SetRating(ctx context.Context, r store.Rating) error {

@@ -45,6 +45,15 @@ type Store struct {
 	checkpointDone chan struct{}
 	closing        sync.RWMutex // guards closed against sends on writes
 	closed         bool
+
+	// searchCap is searchCandidates; a test lowers it to take the
+	// search's other way (search.go).
+	searchCap int
+	// The search index's indexer (searchindex.go).
+	toIndex       chan struct{} // the committer nudges it
+	stopIndex     chan struct{}
+	stopIndexOnce sync.Once
+	indexDone     chan struct{}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -86,7 +95,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	s := &Store{
 		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
-		cache: newCaches(),
+		cache: newCaches(), searchCap: searchCandidates,
 	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()
@@ -136,6 +145,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.stopCheckpoint, s.checkpointDone = make(chan struct{}), make(chan struct{})
 	go s.checkpointer(cp, s.stopCheckpoint, s.checkpointDone)
 	go s.committer()
+	s.toIndex, s.stopIndex, s.indexDone = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go s.indexer(s.stopIndex, s.indexDone)
+	s.nudgeIndexer() // what an older version stored, or a crash left
 	return s, nil
 }
 
@@ -171,6 +183,8 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close finishes the queued writes and closes both handles.
 func (s *Store) Close() error {
+	// First, while the committer still takes its write.
+	s.stopIndexer()
 	s.closing.Lock()
 	if !s.closed {
 		s.closed = true

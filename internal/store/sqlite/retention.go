@@ -60,35 +60,43 @@ func (s *Store) PurgeConversations(ctx context.Context, accountID string, before
 	}
 	n := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		n = 0
-		rows, err := tx.QueryContext(ctx, `DELETE FROM conversations WHERE id IN (
+		ids, err := s.deleteConversations(ctx, tx, `DELETE FROM conversations WHERE id IN (
 			SELECT c.id FROM conversations c
 			WHERE c.account_id = ? AND coalesce((SELECT m.created_at FROM messages m
 				WHERE m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1), c.created_at) < ?
 			LIMIT `+limitArg+`) RETURNING id`, accountID, millis(before), limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: id})
-		}
 		n = len(ids)
-		return nil
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("purge conversations: %w", err)
 	}
 	return n, nil
+}
+
+// deleteConversations runs a DELETE FROM conversations … RETURNING id in
+// tx and makes the caches forget each conversation it deleted (their rows
+// of other tables go by ON DELETE CASCADE); it returns their ids, the
+// rows closed so that tx can go on.
+func (s *Store) deleteConversations(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: id})
+	}
+	return ids, rows.Close()
 }

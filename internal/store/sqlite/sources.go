@@ -85,20 +85,7 @@ func (s *Store) DueSources(ctx context.Context, at time.Time, limit int) ([]doma
 }
 
 func (s *Store) sources(ctx context.Context, query string, args ...any) ([]domain.Source, error) {
-	rows, err := s.query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []domain.Source{}
-	for rows.Next() {
-		src, err := scanSource(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, src)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s, scanSource, query, args...)
 }
 
 // bumpAgent moves the agent's version on: which pages answer changed.
@@ -228,37 +215,19 @@ func (s *Store) ReplaceSourcePages(ctx context.Context, sourceID string, pages [
 }
 
 func (s *Store) AgentSourcePages(ctx context.Context, agentID string) ([]domain.SourcePage, error) {
-	rows, err := s.query(ctx, `SELECT p.id, p.source_id, p.agent_id, p.url, p.title, p.text, p.lang
+	return queryAll(ctx, s, func(sc scanner) (domain.SourcePage, error) {
+		var p domain.SourcePage
+		err := sc.Scan(&p.ID, &p.SourceID, &p.AgentID, &p.URL, &p.Title, &p.Text, &p.Lang)
+		return p, err
+	}, `SELECT p.id, p.source_id, p.agent_id, p.url, p.title, p.text, p.lang
 		FROM source_pages p JOIN sources s ON s.id = p.source_id
 		WHERE p.agent_id = ? ORDER BY s.created_at, s.rowid, p.position`, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []domain.SourcePage{}
-	for rows.Next() {
-		var p domain.SourcePage
-		if err := rows.Scan(&p.ID, &p.SourceID, &p.AgentID, &p.URL, &p.Title, &p.Text, &p.Lang); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 func (s *Store) SourcePages(ctx context.Context, sourceID string) ([]store.SourcePageInfo, error) {
-	rows, err := s.query(ctx, `SELECT id, url, title, chars FROM source_pages WHERE source_id = ? ORDER BY position`, sourceID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []store.SourcePageInfo{}
-	for rows.Next() {
+	return queryAll(ctx, s, func(sc scanner) (store.SourcePageInfo, error) {
 		var p store.SourcePageInfo
-		if err := rows.Scan(&p.ID, &p.URL, &p.Title, &p.Chars); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+		err := sc.Scan(&p.ID, &p.URL, &p.Title, &p.Chars)
+		return p, err
+	}, `SELECT id, url, title, chars FROM source_pages WHERE source_id = ? ORDER BY position`, sourceID)
 }

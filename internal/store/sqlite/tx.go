@@ -49,6 +49,43 @@ type scanner interface {
 	Scan(dest ...any) error
 }
 
+// belowLimit returns errLimit when countQuery, run in the write's
+// transaction (so concurrent inserts count one after another), counts
+// limit rows or more: the bounded creations' one check.
+func belowLimit(ctx context.Context, tx *sql.Tx, limit int, errLimit error, countQuery string, args ...any) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, countQuery, args...).Scan(&n); err != nil {
+		return err
+	}
+	if n >= limit {
+		return errLimit
+	}
+	return nil
+}
+
+// queryAll runs a query on s and reads every row with scan (the row
+// type's one scan function): the list methods' one loop. No rows is an
+// empty slice, not nil, so a list encodes as [] rather than null.
+func queryAll[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // constraintErr turns constraint violations into the domain errors the
 // contract promises: a taken unique value is ErrConflict, a reference to a
 // missing row (a foreign key) is ErrNotFound. Other errors pass unchanged.

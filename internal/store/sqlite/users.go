@@ -67,21 +67,7 @@ func (s *Store) User(ctx context.Context, accountID, userID string) (domain.User
 }
 
 func (s *Store) Users(ctx context.Context, accountID string) ([]domain.User, error) {
-	rows, err := s.query(ctx, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`,
-		accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	users := []domain.User{}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		users = append(users, u)
-	}
-	return users, rows.Err()
+	return queryAll(ctx, s, scanUser, `SELECT `+userCols+` FROM users WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
 }
 
 // SetPassword changes only the user's hash. accounts.password_hash is the
@@ -91,6 +77,13 @@ func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) er
 		return err
 	}
 	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, userID))
+}
+
+func (s *Store) SetUserLanguage(ctx context.Context, userID, lang string) error {
+	if err := store.CheckText(userID, lang); err != nil {
+		return err
+	}
+	return oneRow(s.w.ExecContext(ctx, `UPDATE users SET language = ? WHERE id = ?`, lang, userID))
 }
 
 // DeleteUser counts the owners, asks store.CanDeleteUser and deletes in

@@ -61,7 +61,7 @@ func (s *Store) VisitorData(ctx context.Context, accountID, visitorID string) ([
 // no rows left to find, so it keeps zero values.
 func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversation, accountID, visitorID string) error {
 	byID := store.IndexVisitorConversations(vcs)
-	rows, err := s.query(ctx, `SELECT c.id, v.user_agent, v.language, v.time_zone, v.referrer, k.given_at, p.seen_at,
+	rows, err := s.query(ctx, `SELECT c.id, v.user_agent, v.language, v.time_zone, v.referrer, k.given_at, k.language, p.seen_at,
 			r.rating, r.comment, r.at
 		FROM conversations c
 		LEFT JOIN conversation_visitor v ON v.conversation_id = c.id
@@ -75,9 +75,9 @@ func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversati
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var ua, lang, tz, ref, comment sql.NullString // NULL: no such row
+		var ua, lang, tz, ref, contactLang, comment sql.NullString // NULL: no such row
 		var given, seen, rating, ratedAt sql.NullInt64
-		if err := rows.Scan(&id, &ua, &lang, &tz, &ref, &given, &seen, &rating, &comment, &ratedAt); err != nil {
+		if err := rows.Scan(&id, &ua, &lang, &tz, &ref, &given, &contactLang, &seen, &rating, &comment, &ratedAt); err != nil {
 			return err
 		}
 		vc := byID[id]
@@ -86,7 +86,7 @@ func (s *Store) visitorExtras(ctx context.Context, vcs []store.VisitorConversati
 		}
 		vc.Details = store.VisitorContext{UserAgent: ua.String, Language: lang.String, TimeZone: tz.String, Referrer: ref.String}
 		if given.Valid {
-			vc.ContactAt = fromMillis(given.Int64)
+			vc.ContactAt, vc.ContactLang = fromMillis(given.Int64), contactLang.String
 		}
 		if seen.Valid {
 			vc.PolledAt = fromMillis(seen.Int64)
@@ -134,25 +134,11 @@ func (s *Store) DeleteVisitor(ctx context.Context, accountID, visitorID string) 
 		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `DELETE FROM conversations
+		ids, err := s.deleteConversations(ctx, tx, `DELETE FROM conversations
 			WHERE account_id = ? AND (visitor_id = ? OR user_id = ?) RETURNING id`, accountID, visitorID, visitorID)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: id})
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
 		if len(ids) == 0 {
 			return domain.ErrNotFound
 		}

@@ -51,12 +51,9 @@ func (s *Store) CreateWebhook(ctx context.Context, n store.NewWebhook) (store.We
 		return store.Webhook{}, err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		var count int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhooks WHERE account_id = ?`, w.AccountID).Scan(&count); err != nil {
+		if err := belowLimit(ctx, tx, store.MaxWebhooksPerAccount, store.ErrWebhookLimit,
+			`SELECT count(*) FROM webhooks WHERE account_id = ?`, w.AccountID); err != nil {
 			return err
-		}
-		if count >= store.MaxWebhooksPerAccount {
-			return store.ErrWebhookLimit
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
 			w.ID, w.AccountID, w.URL, string(events), w.Secret, millis(w.CreatedAt))
@@ -79,34 +76,16 @@ func (s *Store) WebhookByID(ctx context.Context, webhookID string) (store.Webhoo
 }
 
 func (s *Store) Webhooks(ctx context.Context, accountID string) ([]store.Webhook, error) {
-	rows, err := s.query(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
+	out, err := queryAll(ctx, s, scanWebhook, `SELECT `+webhookCols+` FROM webhooks WHERE account_id = ? ORDER BY created_at, rowid`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Webhook{}
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			return nil, fmt.Errorf("webhooks: %w", err)
-		}
-		out = append(out, w)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) DeleteWebhook(ctx context.Context, accountID, webhookID string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND account_id = ?`, webhookID, accountID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return oneRow(tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND account_id = ?`, webhookID, accountID))
 	})
 	if err != nil {
 		return fmt.Errorf("delete webhook: %w", err)
@@ -164,21 +143,12 @@ func (s *Store) Deliveries(ctx context.Context, accountID, webhookID string, lim
 	if _, err := s.Webhook(ctx, accountID, webhookID); err != nil {
 		return nil, err
 	}
-	rows, err := s.query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT `+limitArg,
+	out, err := queryAll(ctx, s, scanDelivery, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT `+limitArg,
 		webhookID, store.ClampDeliveries(limit))
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Delivery{}
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("deliveries: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (s *Store) PendingWebhooks(ctx context.Context, before time.Time, limit int) ([]string, error) {

@@ -11,7 +11,7 @@ import (
 
 // testOffline: business hours per account; a visitor's contact lands on
 // the conversation unverified, and a verified identity is kept (only the
-// time is recorded); the last poll
+// time and language are recorded); the last poll
 // only moves forward; wait alerts per user of the account; one rating per
 // conversation, changeable, summed per period. Other accounts see none of
 // it.
@@ -36,33 +36,39 @@ func testOffline(t *testing.T, s store.Store) {
 		t.Errorf("SetBusinessHours of no account: %v, want ErrNotFound", err)
 	}
 
-	// A visitor's contact.
+	// A visitor's contact, with the widget's language then.
 	c := a.conversation(t, s, base)
-	if at, err := s.VisitorContact(ctx, c.ID); err != nil || !at.IsZero() {
-		t.Fatalf("VisitorContact before = %v, %v", at, err)
+	if g, err := s.VisitorContact(ctx, c.ID); err != nil || g != (store.ContactGiven{}) {
+		t.Fatalf("VisitorContact before = %+v, %v", g, err)
 	}
-	noErr(t, "SetVisitorContact", s.SetVisitorContact(ctx, c.ID, "Ana", "ana@example.com", base.Add(time.Minute)))
+	noErr(t, "SetVisitorContact", s.SetVisitorContact(ctx, c.ID, store.NewContact{Name: "Ana", Email: "ana@example.com", Lang: "ro", At: base.Add(time.Minute)}))
 	got, err := s.Conversation(ctx, c.ID)
 	noErr(t, "Conversation", err)
 	if got.Name != "Ana" || got.Email != "ana@example.com" || got.Verified || got.UserID != "" {
 		t.Fatalf("conversation after SetVisitorContact = %+v", got)
 	}
-	if at, _ := s.VisitorContact(ctx, c.ID); !at.Equal(base.Add(time.Minute)) {
-		t.Fatalf("VisitorContact = %v", at)
+	if g, _ := s.VisitorContact(ctx, c.ID); !g.At.Equal(base.Add(time.Minute)) || g.Lang != "ro" {
+		t.Fatalf("VisitorContact = %+v", g)
 	}
-	if err := s.SetVisitorContact(ctx, "nope", "", "x@example.com", base); !errors.Is(err, domain.ErrNotFound) {
+	// Left again in another language (or by a widget that does not say):
+	// the latest wins.
+	noErr(t, "SetVisitorContact again", s.SetVisitorContact(ctx, c.ID, store.NewContact{Name: "Ana", Email: "ana@example.com", At: base.Add(2 * time.Minute)}))
+	if g, _ := s.VisitorContact(ctx, c.ID); !g.At.Equal(base.Add(2*time.Minute)) || g.Lang != "" {
+		t.Fatalf("VisitorContact after leaving it again = %+v", g)
+	}
+	if err := s.SetVisitorContact(ctx, "nope", store.NewContact{Email: "x@example.com", At: base}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("SetVisitorContact of no conversation: %v, want ErrNotFound", err)
 	}
 	n := a.newConversation(base)
 	n.Identity = domain.VerifiedIdentity{UserID: "u1", Name: "Ion", Email: "ion@example.com", Verified: true}
 	verified, err := s.CreateConversation(ctx, n)
 	noErr(t, "CreateConversation", err)
-	noErr(t, "SetVisitorContact of a verified conversation", s.SetVisitorContact(ctx, verified.ID, "Eve", "eve@example.com", base))
+	noErr(t, "SetVisitorContact of a verified conversation", s.SetVisitorContact(ctx, verified.ID, store.NewContact{Name: "Eve", Email: "eve@example.com", Lang: "ru", At: base}))
 	if got, _ := s.Conversation(ctx, verified.ID); got.Email != "ion@example.com" || got.Name != "Ion" || !got.Verified {
 		t.Fatalf("verified conversation changed: %+v", got)
 	}
-	if at, _ := s.VisitorContact(ctx, verified.ID); !at.Equal(base) {
-		t.Fatalf("VisitorContact of the verified conversation = %v", at)
+	if g, _ := s.VisitorContact(ctx, verified.ID); !g.At.Equal(base) || g.Lang != "ru" {
+		t.Fatalf("VisitorContact of the verified conversation = %+v", g)
 	}
 
 	// The visitor's last poll only moves forward.
@@ -87,8 +93,17 @@ func testOffline(t *testing.T, s store.Store) {
 		t.Fatalf("WaitAlerts before = %+v", l)
 	}
 	noErr(t, "SetWaitAlert", s.SetWaitAlert(ctx, a.account.ID, owner.ID, 5))
-	if l, _ := s.WaitAlerts(ctx, a.account.ID); len(l) != 1 || l[0].UserID != owner.ID || l[0].Minutes != 5 || l[0].Email != owner.Email {
+	if l, _ := s.WaitAlerts(ctx, a.account.ID); len(l) != 1 || l[0].UserID != owner.ID || l[0].Minutes != 5 || l[0].Email != owner.Email || l[0].Lang != "" {
 		t.Fatalf("WaitAlerts = %+v", l)
+	}
+	// The user's dashboard language comes with their alert.
+	noErr(t, "SetUserLanguage", s.SetUserLanguage(ctx, owner.ID, "ru"))
+	noErr(t, "SetUserLanguage again", s.SetUserLanguage(ctx, owner.ID, "ro"))
+	if l, _ := s.WaitAlerts(ctx, a.account.ID); len(l) != 1 || l[0].Lang != "ro" {
+		t.Fatalf("WaitAlerts after SetUserLanguage = %+v", l)
+	}
+	if err := s.SetUserLanguage(ctx, "usr_missing", "ro"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("SetUserLanguage of no user: %v, want ErrNotFound", err)
 	}
 	if m, _ := s.WaitAlert(ctx, a.account.ID, owner.ID); m != 5 {
 		t.Fatalf("WaitAlert = %d", m)

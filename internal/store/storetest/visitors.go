@@ -161,7 +161,7 @@ func visitorTraces(t *testing.T, s store.Store, c domain.Conversation, operator 
 		Language: "ro-RO", TimeZone: "Europe/Bucharest", Referrer: "https://search.example/?q=shop"}))
 	noErr(t, "RecordPage", s.RecordPage(ctx, c.ID, "https://shop.example/", at))
 	noErr(t, "RecordPage", s.RecordPage(ctx, c.ID, "https://shop.example/pricing", at.Add(time.Minute)))
-	noErr(t, "SetVisitorContact", s.SetVisitorContact(ctx, c.ID, "Ana", "ana@example.com", at.Add(2*time.Minute)))
+	noErr(t, "SetVisitorContact", s.SetVisitorContact(ctx, c.ID, store.NewContact{Name: "Ana", Email: "ana@example.com", Lang: "ro", At: at.Add(2 * time.Minute)}))
 	noErr(t, "TouchVisitor", s.TouchVisitor(ctx, c.ID, at.Add(3*time.Minute)))
 	noErr(t, "SetRating", s.SetRating(ctx, store.Rating{ConversationID: c.ID, Rating: 4, Comment: "quick, thanks", At: at.Add(4 * time.Minute)}))
 	_, err := s.AddNote(ctx, store.NewNote{AccountID: c.AccountID, ConversationID: c.ID, AuthorID: operator.ID, AuthorName: operator.Name,
@@ -189,8 +189,9 @@ func readTraces(t *testing.T, s store.Store, accountID, conversationID string, o
 	var err error
 	tr.details, err = s.VisitorContext(ctx, conversationID)
 	noErr(t, "VisitorContext", err)
-	tr.contactAt, err = s.VisitorContact(ctx, conversationID)
+	contact, err := s.VisitorContact(ctx, conversationID)
 	noErr(t, "VisitorContact", err)
+	tr.contactAt = contact.At
 	tr.polledAt, err = s.VisitorPolledAt(ctx, conversationID)
 	noErr(t, "VisitorPolledAt", err)
 	switch r, err := s.Rating(ctx, conversationID); {
@@ -269,13 +270,16 @@ func testVisitorDataComplete(t *testing.T, s store.Store) {
 	sameTime(t, "latest page", d.Pages[0].At, base.Add(time.Minute))
 	sameTime(t, "first page", d.Pages[1].At, base)
 	sameTime(t, "contact left", full.ContactAt, base.Add(2*time.Minute))
+	if full.ContactLang != "ro" {
+		t.Errorf("contact language %q, want ro", full.ContactLang)
+	}
 	sameTime(t, "last poll", full.PolledAt, base.Add(3*time.Minute))
 	if r := full.Rating; r == nil || r.Rating != 4 || r.Comment != "quick, thanks" || r.ConversationID != traced.ID {
 		t.Errorf("rating %+v", r)
 	} else {
 		sameTime(t, "rated at", r.At, base.Add(4*time.Minute))
 	}
-	if e := got[1]; e.Details.UserAgent != "" || len(e.Details.Pages) != 0 || !e.ContactAt.IsZero() || !e.PolledAt.IsZero() || e.Rating != nil {
+	if e := got[1]; e.Details.UserAgent != "" || len(e.Details.Pages) != 0 || !e.ContactAt.IsZero() || e.ContactLang != "" || !e.PolledAt.IsZero() || e.Rating != nil {
 		t.Errorf("a conversation with nothing else stored: %+v", e)
 	}
 

@@ -42,14 +42,14 @@ function transcript(el) {
   const link = el.querySelector('a[data-older]');
   return {
     list: el.querySelector('ol[data-older-list]'),
-    items: [...el.querySelectorAll('ol[role=log] > li[data-seq]')],
+    items: [...el.querySelectorAll('ol[data-newest] > li[data-seq]')],
     href: link && link.getAttribute('href'),
     focused: !!link && document.activeElement === link,
   };
 }
 
 function keepOlder(el, old) {
-  const log = el.querySelector('ol[role=log]');
+  const log = el.querySelector('ol[data-newest]');
   if (!log) return;
   const first = log.querySelector('li[data-seq]');
   const min = first ? +first.dataset.seq : Infinity;
@@ -76,7 +76,7 @@ function olderList() {
 // messages above. Should that fail, the link is followed as without
 // JavaScript.
 async function loadOlder(link) {
-  const section = link.closest('section'), log = section?.querySelector('ol[role=log]');
+  const section = link.closest('section'), log = section?.querySelector('ol[data-newest]');
   if (!log || link.dataset.busy) return;
   link.dataset.busy = '1';
   try {
@@ -85,7 +85,7 @@ async function loadOlder(link) {
     const page = document.createElement('template');
     page.innerHTML = await res.text();
     const list = section.querySelector('ol[data-older-list]') || olderList();
-    list.prepend(...page.content.querySelectorAll('ol[role=log] > li[data-seq]'));
+    list.prepend(...page.content.querySelectorAll('ol[data-newest] > li[data-seq]'));
     log.before(list);
     const next = page.content.querySelector('a[data-older]');
     const status = document.getElementById('older-status');
@@ -321,15 +321,17 @@ document.addEventListener('DOMContentLoaded', () => {
 // server filled their variables for this conversation); Tab or Enter
 // puts the chosen one in place of the shortcut, arrows move, Escape
 // closes. The listener runs in the capture phase, before Enter-to-send.
+// The reply box stays a multi-line text box (a textarea may not take the
+// combobox role): it says it completes from a list (aria-autocomplete,
+// aria-controls), and the chosen suggestion is its active descendant,
+// which screen readers read as the arrows move.
 document.querySelectorAll('textarea[data-canned]').forEach(ta => {
   const list = document.getElementById(ta.dataset.canned);
   if (!list) return;
   const options = Array.from(list.querySelectorAll('[role="option"]'));
   let shown = [], active = -1;
-  ta.setAttribute('role', 'combobox');
   ta.setAttribute('aria-controls', list.id);
   ta.setAttribute('aria-autocomplete', 'list');
-  ta.setAttribute('aria-expanded', 'false');
   function query() {
     const m = /^\/([^\s/]*)$/.exec(ta.value);
     return m ? m[1].toLowerCase() : null;
@@ -350,7 +352,6 @@ document.querySelectorAll('textarea[data-canned]').forEach(ta => {
     shown = q === null ? [] : options.filter(o => o.dataset.shortcut.startsWith(q));
     options.forEach(o => { o.hidden = !shown.includes(o); });
     list.hidden = shown.length === 0;
-    ta.setAttribute('aria-expanded', String(!list.hidden));
     // An exact shortcut is the one chosen; otherwise the first.
     const exact = shown.findIndex(o => o.dataset.shortcut === q);
     select(shown.length ? (exact >= 0 ? exact : 0) : -1);
@@ -375,7 +376,7 @@ document.querySelectorAll('textarea[data-canned]').forEach(ta => {
     } else if (e.key === 'Escape') {
       e.preventDefault();
       list.hidden = true;
-      ta.setAttribute('aria-expanded', 'false');
+      select(-1);
     }
   }, true);
   options.forEach(o => o.addEventListener('mousedown', e => { e.preventDefault(); insert(o); }));

@@ -1,0 +1,72 @@
+package postgres
+
+import (
+	"fmt"
+	"testing"
+
+	"parley/internal/store"
+)
+
+// searchBenchTerms: as the SQLite store's benchmark (docs/benchmarks.md).
+var searchBenchTerms = []string{
+	"number 99999", "number 4242", "number 12", "number 1", "shipping", "delivery is free", "ș", "zq",
+}
+
+// BenchmarkSearch100k is the SQLite store's benchmark of the same name on
+// PostgreSQL: one account with 100,000 conversations of two messages each
+// (every 20th resolved, every 10th assigned), written in one statement
+// each, then ANALYZE, as autovacuum would. Skipped without
+// PARLEY_TEST_POSTGRES_URL; timings are never asserted.
+//
+//	go test -run '^$' -bench Search100k -benchtime 20x ./internal/store/postgres/
+func BenchmarkSearch100k(b *testing.B) {
+	ctx := b.Context()
+	s := open(b, freshSchema(b))
+	const owner = "usr_bench"
+	for _, q := range []string{
+		`INSERT INTO accounts (id, email, name, password_hash, monthly_conversations, overage_price_cents, spend_cap_cents, created_at)
+			VALUES ('acc', 'p@example.com', 'P', 'x', 1000000, 0, 0, now())`,
+		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at) VALUES ('ag', 'acc', 'Bot', '{}', now(), now())`,
+		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, assignee_id, status)
+			SELECT 'cv_' || lpad(i::text, 6, '0'), 'ag', 'acc', 'v_' || i, '',
+				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN 'human' ELSE 'ai' END,
+				now() - interval '200 days' + i * interval '1 minute',
+				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN '` + owner + `' ELSE '' END,
+				CASE WHEN i % 20 = 0 THEN 'resolved' ELSE 'open' END
+			FROM generate_series(0, 99999) i`,
+		// A conversation's two messages one after the other, as a chat
+		// writes them.
+		`INSERT INTO messages (conversation_id, role, text, text_folded, created_at)
+			SELECT 'cv_' || lpad(i::text, 6, '0'), r.role, r.text, lower(r.text),
+				now() - interval '200 days' + i * interval '1 minute' + r.n * interval '1 second'
+			FROM generate_series(0, 99999) i, LATERAL (VALUES
+				(0, 'visitor', 'Question number ' || i || ' about shipping to Chișinău'),
+				(1, 'ai', 'Delivery is free over 500 lei.')) AS r (n, role, text)
+			ORDER BY i, r.n`,
+		`ANALYZE`,
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
+	mine := owner
+	for _, q := range searchBenchTerms {
+		for _, view := range []struct {
+			name string
+			f    store.ConversationFilter
+		}{
+			{"open", store.ConversationFilter{Status: "open"}},
+			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}},
+		} {
+			f := view.f
+			f.Search, f.Limit = q, 50
+			b.Run(fmt.Sprintf("%s/q=%s", view.name, q), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := s.Conversations(b.Context(), "acc", f); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
