@@ -236,7 +236,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Audit: auditLog,
 	})
 	// Canned replies and private notes (issue 19), for both front doors.
-	cannedSvc := &canned.Service{Store: st, Audit: auditLog}
+	cannedSvc := &canned.Service{Store: st, Audit: auditLog, Notifier: hub}
 	dash, err := dashboard.New(dashboard.Options{
 		Store: st, Chat: chatSvc, Notifier: hub, AgentAdmin: agents, Signup: cfg.Signup,
 		BaseURL: cfg.BaseURL, Logger: log,

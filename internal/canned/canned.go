@@ -26,7 +26,9 @@ import (
 	"unicode/utf8"
 
 	"parley/internal/audit"
+	"parley/internal/chat"
 	"parley/internal/domain"
+	"parley/internal/notify"
 	"parley/internal/store"
 	"parley/web/i18n"
 )
@@ -48,6 +50,9 @@ type Store interface {
 type Service struct {
 	Store Store
 	Audit *audit.Service // nil records nothing
+	// Notifier is told of a new note on the conversation's team topic
+	// (chat.TeamTopic), so the team's open pages of it refresh; nil: none.
+	Notifier notify.Notifier
 }
 
 // Input is a reply as an owner gives it.
@@ -267,6 +272,11 @@ func (s *Service) AddNote(ctx context.Context, accountID, conversationID string,
 		return store.Note{}, err
 	}
 	s.Audit.Record(ctx, accountID, audit.ConversationNote, audit.Target("conversation", conversationID))
+	// The team topic, not the conversation's: the visitor's long poll,
+	// which waits on that one, has nothing to show of a note.
+	if s.Notifier != nil {
+		s.Notifier.Publish(chat.TeamTopic(conversationID))
+	}
 	return n, nil
 }
 

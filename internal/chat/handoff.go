@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/audit"
 	"parley/internal/domain"
+	"parley/internal/notify"
 	"parley/internal/store"
 )
 
@@ -155,7 +156,9 @@ func (s *Service) OperatorReply(ctx context.Context, accountID, conversationID s
 	if err != nil {
 		return domain.Message{}, err
 	}
-	s.typing.stopOperator(conversationID)
+	// The indicator goes on every instance before the reply's signal
+	// wakes anyone (typingHint).
+	s.notifier.PublishHint(conversationID, notify.Hint{Kind: typingHint, Data: "r"})
 	s.changed(accountID, conversationID)
 	s.audit.Record(ctx, accountID, audit.ConversationReply, audit.Target("conversation", conversationID))
 	if before.Mode != domain.ModeHuman {

@@ -137,6 +137,9 @@ func New(o Options) *Service {
 		s.now = time.Now
 	}
 	s.typing = NewTyping(s.now)
+	if s.notifier != nil { // required, but a test of one rule may leave it out
+		s.notifier.OnHint(typingHint, s.typing.applyHint)
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -158,6 +161,15 @@ func (s *Service) Waiting() int { return int(s.waiting.Load()) }
 // AccountTopic is the notifier topic for everything in an account (the
 // dashboard's inbox listens to it); a conversation's own topic is its id.
 func AccountTopic(accountID string) string { return "account:" + accountID }
+
+const teamTopicPrefix = "team:"
+
+// TeamTopic is the notifier topic for what only the team sees of a
+// conversation: its private notes and the visitor typing. The dashboard's
+// conversation page listens to it besides the conversation's own topic;
+// the visitor's long poll does not, so those changes do not wake it for
+// nothing.
+func TeamTopic(conversationID string) string { return teamTopicPrefix + conversationID }
 
 // changed wakes whoever waits on the conversation (the visitor's long poll,
 // an operator's open conversation) and on its account (the inbox).

@@ -2,10 +2,12 @@ package chat
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
 	"parley/internal/domain"
+	"parley/internal/notify"
 )
 
 // TypingTTL is how long one typing signal stays fresh. Clients send one
@@ -14,10 +16,12 @@ import (
 const TypingTTL = 6 * time.Second
 
 // Typing remembers, per conversation, who is typing now: the operator
-// (with the name the visitor sees) and the visitor. It lives in this
-// process's memory only: with several instances a signal is seen only by
-// the widget polls and dashboard pages served by the same instance
-// (docs/operations.md). An indicator is a hint, so that is acceptable.
+// (with the name the visitor sees) and the visitor. It lives in each
+// process's memory, not in the store: every signal travels to the other
+// instances as a notifier hint (typingHint) and each applies it to its own
+// record, on its own clock, so a widget poll or a dashboard page served by
+// any instance sees it. An indicator is a hint: a lost signal costs one
+// for a few seconds, nothing else.
 type Typing struct {
 	now func() time.Time
 	mu  sync.Mutex
@@ -121,6 +125,29 @@ func (t *Typing) Len() int {
 	return len(t.m)
 }
 
+// typingHint is the notifier hint kind of typing signals. Its data is
+// "o:" and the operator's name (an operator types, on the conversation's
+// topic: the visitor's poll shows it), "v" (the visitor types, on the
+// conversation's TeamTopic: only the dashboard shows it, and the
+// visitor's own long poll need not wake) or "r" (an operator's reply was
+// stored: their indicator goes; the reply's own signal, published after
+// it, wakes everyone, and by then the hint has been applied everywhere).
+const typingHint = "typing"
+
+// applyHint is the typing record's notifier handler, on every instance.
+func (t *Typing) applyHint(topic, data string) bool {
+	convID := strings.TrimPrefix(topic, teamTopicPrefix)
+	switch {
+	case strings.HasPrefix(data, "o:"):
+		return t.OperatorTyping(convID, data[2:])
+	case data == "v":
+		return t.VisitorTyping(convID)
+	case data == "r":
+		t.stopOperator(convID)
+	}
+	return false
+}
+
 // VisitorTypingInput is the widget's "the visitor is typing" signal.
 type VisitorTypingInput struct {
 	Key, ConversationID, Origin, VisitorID string
@@ -138,9 +165,7 @@ func (s *Service) VisitorTyping(ctx context.Context, in VisitorTypingInput) erro
 	if conv.Mode != domain.ModeHuman {
 		return nil
 	}
-	if s.typing.VisitorTyping(conv.ID) {
-		s.notifier.Publish(conv.ID)
-	}
+	s.notifier.PublishHint(TeamTopic(conv.ID), notify.Hint{Kind: typingHint, Data: "v"})
 	return nil
 }
 
@@ -155,9 +180,10 @@ func (s *Service) OperatorTyping(ctx context.Context, accountID, conversationID 
 	if err != nil {
 		return err
 	}
-	if s.typing.OperatorTyping(conv.ID, name) {
-		s.notifier.Publish(conv.ID)
-	}
+	// Every signal is sent, not only one that starts an indicator here:
+	// the other instances must keep theirs fresh too. Each wakes its
+	// waiters only when the indicator starts there (applyHint).
+	s.notifier.PublishHint(conv.ID, notify.Hint{Kind: typingHint, Data: "o:" + name})
 	return nil
 }
 

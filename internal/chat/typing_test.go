@@ -77,3 +77,31 @@ func TestTypingSweep(t *testing.T) {
 		t.Fatalf("%d entries after the sweep, want 1", n)
 	}
 }
+
+// The record's notifier handler (every instance applies every typing
+// signal through it): an operator's signal on the conversation's topic,
+// the visitor's on its team topic, a reply's stop; a new indicator is a
+// change (its waiters wake), a continued one or a stop is not.
+func TestTypingHints(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tp := NewTyping(func() time.Time { return now })
+	if !tp.applyHint("c1", "o:Ana Maria") || tp.applyHint("c1", "o:Ana Maria") {
+		t.Fatal("operator: want a change once")
+	}
+	if n, _ := tp.Operator("c1"); n != "Ana Maria" {
+		t.Fatalf("operator %q", n)
+	}
+	if !tp.applyHint(TeamTopic("c1"), "v") || !tp.Visitor("c1") || tp.Visitor(TeamTopic("c1")) {
+		t.Fatal("the visitor's signal on the team topic is not the conversation's")
+	}
+	if tp.applyHint("c1", "r") {
+		t.Fatal("a stop is reported as a change (the reply's own signal wakes)")
+	}
+	if n, _ := tp.Operator("c1"); n != "" || !tp.Visitor("c1") {
+		t.Fatal("the stop did not clear the operator's indicator alone")
+	}
+	if tp.applyHint("c1", "bogus") || tp.applyHint("c1", "") {
+		t.Fatal("unknown data is a change")
+	}
+}

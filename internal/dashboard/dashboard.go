@@ -111,6 +111,7 @@ type Options struct {
 type Dashboard struct {
 	Options
 	pages    map[string]*template.Template
+	rowCache rowCache // the inbox's rows, rendered (rowcache.go)
 	static   http.Handler
 	signins  *signin.Throttle // failed sign-ins per (account, address) and per address
 	signups  *ratelimit.Keyed // accounts created per network per hour

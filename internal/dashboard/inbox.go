@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"html/template"
 	"maps"
 	"net/http"
 	"net/url"
@@ -44,6 +45,8 @@ type inboxRow struct {
 	Status    string // "ai", "human" or "waiting"
 	Unread    int    // the visitor's messages the signed-in user has not seen
 	Waited    int    // minutes since the wait began, for waiting rows
+
+	HTML template.HTML `json:"-"` // the row rendered (rowcache.go)
 }
 
 func status(c domain.Conversation) string {
@@ -194,7 +197,7 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 		maps.Copy(next, filters)
 		data.Next = "/inbox?" + next.Encode()
 	}
-	return data, nil
+	return data, d.renderRows(language(r), &data)
 }
 
 // renderPartial renders one named template of a page without the layout,

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,16 @@ func TestDashboardOperatorFlow(t *testing.T) {
 	settle(p, "the visitor's message, live", `[...document.querySelectorAll('.msg-visitor .text')].some(e => e.textContent.includes('<b>bold</b>'))`)
 	if n := eval[int](p, `document.querySelectorAll('.transcript img, .transcript b').length`); n != 0 {
 		t.Fatalf("visitor HTML became %d elements", n)
+	}
+	// A screen reader hears it: the refresh replaced the transcript, so the
+	// page's announcer (a live region that stays) says the new message, as
+	// text; what was there before the refresh is not said again.
+	said := eval[[]string](p, `[...document.querySelectorAll('#announce > p')].map(e => e.textContent)`)
+	if !slices.Contains(said, "Visitor: <img src=x onerror=alert(1)><b>bold</b> thanks") || slices.Contains(said, "Visitor: What are your opening hours?") {
+		t.Fatalf("the announcer said %q", said)
+	}
+	if n := eval[int](p, `document.querySelectorAll('#announce *:not(p)').length`); n != 0 {
+		t.Fatalf("the announcer holds %d elements besides its lines", n)
 	}
 
 	p.click(`document.querySelector('form[action$="/release"] button')`)

@@ -84,12 +84,22 @@ func TestDeskCannedAndNotes(t *testing.T) {
 	settle(d, "the reply in the transcript", `[...document.querySelectorAll('.msg-operator .text')].some(e => e.textContent.includes('refund is on its way'))`)
 	w.wait("the canned reply in the widget", W+`.querySelector('.m.o')?.textContent.includes('refund is on its way')`)
 
+	// Oleg, an operator, has the conversation open too, in a browser of
+	// his own: the owner's note shows on his page live, without a reload
+	// (the note's signal goes to the conversation's team topic).
+	o := newPage(t, 90*time.Second)
+	signIn(o, s.srv.URL, "oleg@example.com")
+	o.navigate(s.srv.URL + "/conversations/" + conv)
+	settle(o, "Oleg's page", `[...document.querySelectorAll('.msg-operator .text')].some(e => e.textContent.includes('refund is on its way'))`)
+	eval[bool](o, `(window.sameLoad = true)`)
+
 	// A private note: in the dashboard, labelled; never in the widget.
 	const note = "Refund approved by finance — card ends 4242"
 	d.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#note-text')`)))
 	d.keys(note)
 	d.click(`document.querySelector('#note button[type=submit]')`)
 	settle(d, "the note", `[...document.querySelectorAll('.note .text')].some(e => e.textContent == '`+note+`')`)
+	o.wait("the note on Oleg's open page", `window.sameLoad && [...document.querySelectorAll('.note .text')].some(e => e.textContent == '`+note+`')`)
 	if l := eval[string](d, `document.querySelector('.note .note-label').textContent`); l != "Private note" {
 		t.Fatalf("the note's label is %q", l)
 	}
@@ -141,5 +151,6 @@ func TestDeskCannedAndNotes(t *testing.T) {
 		t.Fatalf("the Russian label is %q", l)
 	}
 	d.checkConsole()
+	o.checkConsole()
 	w.checkConsole()
 }

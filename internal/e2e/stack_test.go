@@ -168,7 +168,7 @@ func newStackWith(t *testing.T, o stackOptions) *stack {
 	if o.sources {
 		sourceSvc = s.sourcesOn(dbPath, kb.Invalidate)
 	}
-	cannedSvc := &canned.Service{Store: st}
+	cannedSvc := &canned.Service{Store: st, Notifier: hub}
 	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
 		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk, Offline: offlineSvc})

@@ -28,7 +28,7 @@ type PostgresNotifier struct {
 	id      string
 	log     *slog.Logger
 
-	outbox chan string
+	outbox chan string // wire forms (hint.go), sent in order by one goroutine
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -78,8 +78,23 @@ func (n *PostgresNotifier) Subscribe(topic string) (<-chan struct{}, func()) {
 // full queue drops it (their waiters then answer when their wait ends).
 func (n *PostgresNotifier) Publish(topic string) {
 	n.hub.Publish(topic)
+	n.queue(topic)
+}
+
+// PublishHint implements Notifier: applied here now, then queued for the
+// others behind what this instance published before (one sender, in
+// order), and dropped like a signal when the queue is full.
+func (n *PostgresNotifier) PublishHint(topic string, h Hint) {
+	n.hub.PublishHint(topic, h)
+	n.queue(hintWire(topic, h, "|"))
+}
+
+// OnHint implements Notifier.
+func (n *PostgresNotifier) OnHint(kind string, apply HintHandler) { n.hub.OnHint(kind, apply) }
+
+func (n *PostgresNotifier) queue(wire string) {
 	select {
-	case n.outbox <- topic:
+	case n.outbox <- wire:
 	default:
 	}
 }
@@ -97,9 +112,9 @@ func (n *PostgresNotifier) send() {
 		select {
 		case <-n.ctx.Done():
 			return
-		case topic := <-n.outbox:
+		case wire := <-n.outbox:
 			ctx, cancel := context.WithTimeout(n.ctx, 5*time.Second)
-			_, err := n.pool.Exec(ctx, "SELECT pg_notify($1, $2)", PostgresChannel, n.id+"|"+topic)
+			_, err := n.pool.Exec(ctx, "SELECT pg_notify($1, $2)", PostgresChannel, n.id+"|"+wire)
 			cancel()
 			if err != nil && n.ctx.Err() == nil {
 				n.log.Warn("notifying other instances failed", "err", err)
@@ -118,8 +133,13 @@ func (n *PostgresNotifier) receive(conn *pgx.Conn) {
 				break
 			}
 			backoff = 100 * time.Millisecond
-			id, topic, ok := strings.Cut(note.Payload, "|")
-			if ok && id != n.id {
+			id, wire, ok := strings.Cut(note.Payload, "|")
+			if !ok || id == n.id {
+				continue
+			}
+			if topic, h, isHint := parseWire(wire, "|"); isHint {
+				n.hub.deliverHint(topic, h)
+			} else {
 				n.hub.Publish(topic)
 			}
 		}

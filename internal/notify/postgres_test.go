@@ -61,6 +61,22 @@ func TestPostgresNotifierAcrossInstances(t *testing.T) {
 	}
 }
 
+func TestPostgresNotifierHints(t *testing.T) {
+	pool, url := postgresPool(t)
+	ctx := context.Background()
+	a, err := NewPostgresNotifier(ctx, pool, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := NewPostgresNotifier(ctx, pool, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	hintsAcross(t, a, b, "cv_hints_"+a.id) // unique per run: other test runs share the channel
+}
+
 func TestHubWakeAll(t *testing.T) {
 	h := NewHub()
 	a, ca := h.Subscribe("a")

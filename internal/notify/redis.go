@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"container/list"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -48,8 +49,8 @@ var defaultRedisTiming = redisTiming{
 }
 
 const (
-	// maxPendingTopics bounds the topics queued for Redis while it is slow
-	// or down. Past it, topics are dropped (and counted): other instances
+	// maxPendingTopics bounds the signals and hints queued for Redis while
+	// it is slow or down. Past it, they are dropped (and counted): other instances
 	// then learn of the change when their own subscription recovers and
 	// wakes everyone, or when their waiters time out.
 	maxPendingTopics = 10_000
@@ -64,8 +65,9 @@ const (
 // when Redis is down each instance still sees its own events and only the
 // cross-instance ones are delayed.
 //
-// Messages are "<instance id> <topic>". An instance skips its own, which
-// it has already delivered locally. Redis pub/sub does not queue messages
+// Messages are "<instance id> <topic>", or for a hint "<instance id>
+// <topic> <kind> <data>" (hint.go). An instance skips its own, which it
+// has already delivered locally. Redis pub/sub does not queue messages
 // for a subscriber that is away, so after every reconnection the notifier
 // wakes all its local waiters: they re-read the store and find whatever
 // they missed (signals carry no data, so a spurious wakeup is harmless).
@@ -90,8 +92,9 @@ type RedisNotifier struct {
 	waiting map[string]int // local waiters per topic, for waking all
 
 	pendMu  sync.Mutex
-	pending map[string]struct{} // topics not yet published to Redis
-	kick    chan struct{}       // tells the publisher there is work
+	pending list.List                // wire forms (hint.go) not yet sent to Redis, oldest first
+	queued  map[string]*list.Element // the same, by wire form
+	kick    chan struct{}            // tells the publisher there is work
 
 	dropped         atomic.Uint64
 	publishFailures atomic.Uint64
@@ -141,7 +144,7 @@ func newRedisNotifier(ctx context.Context, client redis.UniversalClient, channel
 		timing:  timing,
 		ps:      ps,
 		waiting: make(map[string]int),
-		pending: make(map[string]struct{}),
+		queued:  make(map[string]*list.Element),
 		kick:    make(chan struct{}, 1),
 	}
 	// Keep ctx's values but not its deadline or cancellation: the
@@ -187,28 +190,21 @@ func (n *RedisNotifier) Subscribe(topic string) (<-chan struct{}, func()) {
 
 // Publish implements Notifier. It wakes local waiters before returning and
 // queues the topic for Redis; it never waits for Redis, because callers
-// publish on their request path. A topic already queued is not queued
-// twice: one signal wakes everyone.
+// publish on their request path.
 func (n *RedisNotifier) Publish(topic string) {
 	n.hub.Publish(topic)
-	if n.ctx.Err() != nil {
-		return // closed: local delivery only
-	}
-	n.pendMu.Lock()
-	if _, queued := n.pending[topic]; !queued {
-		if len(n.pending) >= maxPendingTopics {
-			n.pendMu.Unlock()
-			n.dropped.Add(1)
-			return
-		}
-		n.pending[topic] = struct{}{}
-	}
-	n.pendMu.Unlock()
-	select {
-	case n.kick <- struct{}{}:
-	default: // the publisher is already due to look
-	}
+	n.enqueue(topic)
 }
+
+// PublishHint implements Notifier: applied here before it returns, and
+// queued for Redis like a signal.
+func (n *RedisNotifier) PublishHint(topic string, h Hint) {
+	n.hub.PublishHint(topic, h)
+	n.enqueue(hintWire(topic, h, " "))
+}
+
+// OnHint implements Notifier.
+func (n *RedisNotifier) OnHint(kind string, apply HintHandler) { n.hub.OnHint(kind, apply) }
 
 // Len is the number of topics with local waiters, for metrics.
 func (n *RedisNotifier) Len() int { return n.hub.Len() }
@@ -331,15 +327,21 @@ func (n *RedisNotifier) listen(ps *redis.PubSub) (subscribed bool, err error) {
 	}
 }
 
-// deliver wakes local waiters for another instance's message.
+// deliver applies another instance's message: wakes local waiters, or
+// applies a hint and wakes them if it changed anything.
 func (n *RedisNotifier) deliver(payload string) {
 	if strings.HasPrefix(payload, n.self) {
 		return // ours, delivered locally when published
 	}
-	if _, topic, ok := strings.Cut(payload, " "); ok {
+	_, wire, ok := strings.Cut(payload, " ")
+	if !ok {
+		return // not sent by a RedisNotifier
+	}
+	if topic, h, isHint := parseWire(wire, " "); isHint {
+		n.hub.deliverHint(topic, h)
+	} else {
 		n.hub.Publish(topic)
 	}
-	// Anything else was not sent by a RedisNotifier; ignore it.
 }
 
 // wakeAll wakes every local waiter, after a time in which messages may
@@ -353,98 +355,5 @@ func (n *RedisNotifier) wakeAll() {
 	n.waitMu.Unlock()
 	for _, t := range topics {
 		n.hub.Publish(t)
-	}
-}
-
-// send publishes queued topics to Redis until Close, in pipelined batches,
-// retrying failed batches with backoff.
-func (n *RedisNotifier) send() {
-	defer n.wg.Done()
-	backoff := n.timing.minBackoff
-	var lastLog time.Time
-	failing := false
-	for {
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-n.kick:
-		}
-		for batch := n.take(); len(batch) > 0; batch = n.take() {
-			err := n.publish(batch)
-			if err == nil {
-				if failing {
-					failing = false
-					n.log.Info("notify: publishing to Redis works again", "channel", n.channel)
-				}
-				backoff = n.timing.minBackoff
-				continue
-			}
-			n.publishFailures.Add(1)
-			n.requeue(batch)
-			failing = true
-			if time.Since(lastLog) >= n.timing.logEvery {
-				lastLog = time.Now()
-				n.log.Warn("notify: publishing to Redis failed; other instances' waiters are not woken until it works",
-					"channel", n.channel, "err", err)
-			}
-			if !n.sleep(backoff) {
-				return
-			}
-			backoff = min(2*backoff, n.timing.maxBackoff)
-		}
-	}
-}
-
-// take removes up to maxBatch topics from the queue.
-func (n *RedisNotifier) take() []string {
-	n.pendMu.Lock()
-	defer n.pendMu.Unlock()
-	batch := make([]string, 0, min(len(n.pending), maxBatch))
-	for t := range n.pending {
-		if len(batch) == maxBatch {
-			break
-		}
-		batch = append(batch, t)
-		delete(n.pending, t)
-	}
-	return batch
-}
-
-// requeue puts back a batch that failed, as far as there is room.
-func (n *RedisNotifier) requeue(batch []string) {
-	n.pendMu.Lock()
-	defer n.pendMu.Unlock()
-	for _, t := range batch {
-		if _, queued := n.pending[t]; queued {
-			continue
-		}
-		if len(n.pending) >= maxPendingTopics {
-			n.dropped.Add(1)
-			continue
-		}
-		n.pending[t] = struct{}{}
-	}
-}
-
-func (n *RedisNotifier) publish(batch []string) error {
-	ctx, cancel := context.WithTimeout(n.ctx, n.timing.publish)
-	defer cancel()
-	pipe := n.client.Pipeline()
-	for _, t := range batch {
-		pipe.Publish(ctx, n.channel, n.self+t)
-	}
-	_, err := pipe.Exec(ctx)
-	return err
-}
-
-// sleep waits for d, or returns false at Close.
-func (n *RedisNotifier) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-n.ctx.Done():
-		return false
 	}
 }

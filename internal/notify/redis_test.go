@@ -369,3 +369,11 @@ func TestRedisNotifierNilClient(t *testing.T) {
 		t.Fatal("no error for a nil client")
 	}
 }
+
+func TestRedisNotifierHints(t *testing.T) {
+	c := testRedis(t)
+	ch := testChannel()
+	a := newTestNotifier(t, c, ch)
+	b := newTestNotifier(t, redis.NewClient(c.Options()), ch)
+	hintsAcross(t, a, b, "cv_hints")
+}

@@ -47,6 +47,7 @@ type env struct {
 	t       testing.TB
 	store   store.Store
 	handler http.Handler
+	hub     notify.Notifier
 	chat    *chat.Service
 	desk    *desk.Service
 	origins *origins.Recorder
@@ -83,6 +84,13 @@ type envOptions struct {
 	lot          *park.Lot
 	crowdedInits int
 	chatStore    func(store.Store) store.Store
+	// Several instances (instances_test.go): the notifier (nil: an
+	// in-process Hub), the store (nil: a fresh SQLite database) and peer,
+	// another instance whose account, agent and key this one serves
+	// (nil: make them; with no store, peer's store is used).
+	notifier notify.Notifier
+	store    store.Store
+	peer     *env
 }
 
 var testKnowledge = []domain.KnowledgeEntry{
@@ -95,23 +103,37 @@ func newEnv(t *testing.T, o envOptions) *env { return newEnvTB(t, o) }
 // newEnvTB is newEnv for benchmarks too.
 func newEnvTB(t testing.TB, o envOptions) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
+	st := o.store
+	switch {
+	case st != nil:
+	case o.peer != nil:
+		st = o.peer.store
+	default:
+		var err error
+		if st, err = sqlite.Open(context.Background(), sqlitetest.Path(t)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
 	}
-	t.Cleanup(func() { st.Close() })
 
 	e := &env{t: t, store: st, reg: metrics.NewRegistry()}
-	limits := domain.Limits{MonthlyConversations: 1000}
-	if o.limits != nil {
-		limits = *o.limits
+	if p := o.peer; p != nil {
+		e.account, e.token, e.agent, e.key = p.account, p.token, p.agent, p.key
+	} else {
+		limits := domain.Limits{MonthlyConversations: 1000}
+		if o.limits != nil {
+			limits = *o.limits
+		}
+		e.account, e.token = e.newAccount("owner@example.com", limits)
+		e.agent, e.key = e.newAgent(e.account.ID, "Helper", `{"color":"#123456","greeting":"Hi","llm":{"api_key":"sk-secret"}}`)
 	}
-	e.account, e.token = e.newAccount("owner@example.com", limits)
-	e.agent, e.key = e.newAgent(e.account.ID, "Helper", `{"color":"#123456","greeting":"Hi","llm":{"api_key":"sk-secret"}}`)
 
 	m := NewMetrics(e.reg)
-	hub := notify.NewHub()
+	hub := o.notifier
+	if hub == nil {
+		hub = notify.NewHub()
+	}
+	e.hub = hub
 	e.builds = make(chan string, 1000)
 	kb := agent.NewKB(sources.Knowledge{Store: st}, agent.KBOptions{OnBuild: func(id string, _ int, _ time.Duration, _ error) {
 		select {
@@ -168,7 +190,7 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	quiet := slog.New(slog.DiscardHandler)
 	admin := agentadmin.New(agentadmin.Options{Audit: auditLog, Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
 	sourceSvc := sources.New(sources.Options{Audit: auditLog, Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
-	cannedSvc := &canned.Service{Store: st, Audit: auditLog}
+	cannedSvc := &canned.Service{Store: st, Audit: auditLog, Notifier: hub}
 	dash, err := dashboard.New(dashboard.Options{Audit: auditLog, Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc,
 		Origins: origins.NewService(st, o.clock),
 		// The webhooks pages as in production; flushes are not run here.

@@ -13,10 +13,11 @@ function live(el) {
     try {
       const res = await fetch(url, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
       if (res.ok) {
-        const before = snapshot(el), shown = transcript(el);
+        const before = snapshot(el), shown = transcript(el), said = sayable(el);
         el.innerHTML = await res.text(); // server-rendered, escaped by html/template
         changed(el, before);
         keepOlder(el, shown);
+        announce(el, said);
       }
     } catch (e) { /* offline: the next event or reconnect retries */ }
     busy = false;
@@ -29,6 +30,42 @@ function live(el) {
   const es = new EventSource(el.dataset.events);
   es.addEventListener('change', refresh);
   es.addEventListener('open', refresh); // catch up after a reconnect
+}
+
+// What a screen reader should hear after a refresh of a conversation:
+// the messages newer than those shown before, a change of hands (the
+// state line) and the visitor starting to type. The refresh replaces the
+// region whole, so these go to #announce, a live region that stays.
+function sayable(el) {
+  const seqs = [...el.querySelectorAll('ol[data-newest] > li[data-seq]')].map(li => +li.dataset.seq);
+  return {
+    newest: seqs.length ? Math.max(...seqs) : -1,
+    state: el.querySelector('.state')?.textContent.replace(/\s+/g, ' ').trim(),
+    typing: !!el.querySelector('[data-typing]'),
+  };
+}
+
+function announce(el, was) {
+  const box = document.getElementById('announce');
+  if (!box) return;
+  const say = [];
+  const now = sayable(el);
+  if (now.state && now.state !== was.state) say.push(now.state);
+  if (was.newest >= 0) {
+    el.querySelectorAll('ol[data-newest] > li[data-seq]').forEach(li => {
+      if (+li.dataset.seq <= was.newest) return;
+      const who = li.querySelector('.who')?.textContent.trim(), text = li.querySelector('.text')?.textContent.trim();
+      say.push(who + ': ' + text);
+    });
+  }
+  if (now.typing && !was.typing) say.push(el.querySelector('[data-typing]').textContent.trim());
+  for (const text of say) {
+    const p = document.createElement('p');
+    p.textContent = text;
+    box.append(p);
+  }
+  // Only additions are read; the old lines need not stay.
+  while (box.childElementCount > 10) box.firstElementChild.remove();
 }
 
 // A conversation's transcript shows its newest messages; older ones come a
