@@ -38,8 +38,8 @@ func seed10k(b *testing.B, td *testDash) string {
 		at := base + int64(i)*60_000
 		text := fmt.Sprintf("Question number %d about shipping to Chișinău", i)
 		reply := "Delivery is free over 500 lei."
-		if _, err := tx.Exec(`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at)
-			VALUES (?, ?, ?, ?, ?, 'ai', ?)`, id, td.agent.ID, td.owner.AccountID, secret.VisitorID(), "https://shop.example/p", at); err != nil {
+		if _, err := tx.Exec(`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, last_activity_at)
+			VALUES (?, ?, ?, ?, ?, 'ai', ?, ?)`, id, td.agent.ID, td.owner.AccountID, secret.VisitorID(), "https://shop.example/p", at, at+1000); err != nil {
 			b.Fatal(err)
 		}
 		for j, m := range []struct{ role, text string }{{"visitor", text}, {"ai", reply}} {

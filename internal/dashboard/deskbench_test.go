@@ -19,7 +19,9 @@ import (
 
 // seedDesk writes n conversations of two messages each straight into the
 // file, one transaction: every 20th resolved, every 10th assigned to the
-// owner (human), every 100th waiting for a human.
+// owner (human), every 100th waiting for a human; the latest activity is
+// the reply, for every 7th one much later (so that the order by activity
+// is not that of the starts).
 func seedDesk(b *testing.B, td *testDash, n int) {
 	b.Helper()
 	db, err := sql.Open("sqlite", "file:"+td.path+"?_pragma=busy_timeout(10000)")
@@ -32,7 +34,7 @@ func seedDesk(b *testing.B, td *testDash, n int) {
 		b.Fatal(err)
 	}
 	conv, err := tx.Prepare(`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
-		waiting, assignee_id, assignee_name, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		waiting, assignee_id, assignee_name, status, last_activity_at, waiting_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,21 +47,31 @@ func seedDesk(b *testing.B, td *testDash, n int) {
 		id := secret.ConversationID()
 		at := base + int64(i)*60_000
 		mode, waiting, assignee, name, status := "ai", 0, "", "", "open"
+		var since any // NULL: not waiting
 		switch {
 		case i%20 == 0:
 			status = "resolved"
 		case i%10 == 5:
 			mode, assignee, name = "human", td.owner.ID, "Owner"
 		case i%100 == 7:
-			waiting = 1
+			waiting, since = 1, at+1000
+		}
+		// Every 7th conversation's reply came much later, out of the
+		// order of starts, as the desk's list by activity meets them.
+		activity := at + 1000
+		if i%7 == 0 {
+			activity += int64(n-i) * 60_000
 		}
 		if _, err := conv.Exec(id, td.agent.ID, td.owner.AccountID, secret.VisitorID(), "https://shop.example/p", mode, at,
-			waiting, assignee, name, status); err != nil {
+			waiting, assignee, name, status, activity, since); err != nil {
 			b.Fatal(err)
 		}
 		text := fmt.Sprintf("Question number %d about shipping to Chișinău", i)
-		for j, m := range []struct{ role, text string }{{"visitor", text}, {"ai", "Delivery is free over 500 lei."}} {
-			if _, err := msg.Exec(id, m.role, m.text, store.Fold(m.text), at+int64(j)*1000); err != nil {
+		for _, m := range []struct {
+			role, text string
+			at         int64
+		}{{"visitor", text, at}, {"ai", "Delivery is free over 500 lei.", activity}} {
+			if _, err := msg.Exec(id, m.role, m.text, store.Fold(m.text), m.at); err != nil {
 				b.Fatal(err)
 			}
 		}

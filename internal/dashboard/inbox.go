@@ -44,7 +44,7 @@ type inboxRow struct {
 	AgentName string
 	Status    string // "ai", "human" or "waiting"
 	Unread    int    // the visitor's messages the signed-in user has not seen
-	Waited    int    // minutes since the last message, for waiting rows
+	Waited    int    // minutes since the wait began, for waiting rows
 
 	HTML template.HTML `json:"-"` // the row rendered (rowcache.go)
 }
@@ -62,9 +62,10 @@ func status(c domain.Conversation) string {
 // maxPinned is how many waiting conversations the list pins on top.
 const maxPinned = 20
 
-// Inbox lists the account's conversations, newest first, filtered and
-// paged. With ?partial=1 it renders only the rows, for live updates
-// (?open=ID marks the conversation open beside them).
+// Inbox lists the account's conversations, latest activity first (the
+// waiting ones longest waiting first), filtered and paged. With ?partial=1
+// it renders only the rows, for live updates (?open=ID marks the
+// conversation open beside them).
 func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
 	data, err := d.inboxList(r, r.URL.Query().Get("open"))
 	if errors.Is(err, store.ErrBadCursor) {
@@ -103,18 +104,27 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 		data.Mode = ""
 	}
 	data.View = inboxView(q.Get("view"), u.ID, &f)
+	// The list goes by latest activity, so a new message brings its
+	// conversation to the top; the queue of those waiting for a human goes
+	// longest waiting first.
+	f.Order = store.ByActivity
+	if f.Waiting != nil {
+		f.Order = store.ByWaiting
+	}
 	page, err := d.Store.Conversations(r.Context(), u.AccountID, f)
 	if err != nil {
 		return data, err
 	}
-	// Waiting conversations go on top, however old; only on the first
-	// page and when the filters would show them, and not in search
-	// results (a second scan of the messages for the same text).
+	// Waiting conversations go on top, however old, longest waiting
+	// first; only on the first page and when the filters would show them,
+	// and not in search results (a second scan of the messages for the
+	// same text).
 	var pinned []domain.Conversation
 	if f.Before == "" && data.Search == "" && (data.Mode == "" || data.Mode == "waiting") {
 		yes := true
 		// The desk's view holds for them too (open ones by default, mine...).
-		pf := store.ConversationFilter{AgentID: data.Agent, Mode: domain.ModeAI, Waiting: &yes, Status: f.Status, Assignee: f.Assignee, Limit: maxPinned}
+		pf := store.ConversationFilter{AgentID: data.Agent, Mode: domain.ModeAI, Waiting: &yes, Status: f.Status, Assignee: f.Assignee,
+			Order: store.ByWaiting, Limit: maxPinned}
 		pp, err := d.Store.Conversations(r.Context(), u.AccountID, pf)
 		if err != nil {
 			return data, err
@@ -152,11 +162,7 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 			ir.Unread = 0 // being read: its page marks what it shows
 		}
 		if ir.Status == "waiting" {
-			since := c.LastMessageAt
-			if since.IsZero() {
-				since = c.CreatedAt
-			}
-			ir.Waited = max(0, int(now.Sub(since)/time.Minute))
+			ir.Waited = max(0, int(now.Sub(c.WaitingSince)/time.Minute))
 		}
 		return ir
 	}

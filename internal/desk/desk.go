@@ -261,16 +261,14 @@ func (s *Service) AssignWaiting(ctx context.Context, accountID string) int {
 	}
 	yes := true
 	page, err := s.o.Store.Conversations(ctx, accountID, store.ConversationFilter{
-		Mode: domain.ModeAI, Waiting: &yes, Status: domain.StatusOpen, Limit: waitingBatch,
+		Mode: domain.ModeAI, Waiting: &yes, Status: domain.StatusOpen, Order: store.ByWaiting, Limit: waitingBatch,
 	})
 	if err != nil {
 		s.o.Logger.WarnContext(ctx, "listing waiting conversations failed", "account", accountID, "err", err)
 		return 0
 	}
 	n := 0
-	convs := page.Conversations
-	slices.Reverse(convs) // oldest first
-	for _, c := range convs {
+	for _, c := range page.Conversations {
 		if len(ops) == 0 {
 			break
 		}

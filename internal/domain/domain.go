@@ -102,10 +102,19 @@ type Conversation struct {
 	CreatedAt     time.Time
 	LastMessageAt time.Time // zero until the first message
 	LastMessage   string    // text of the newest message, "" when none
+	// LastActivityAt is when the conversation last moved, as the desk's
+	// inbox orders it: its start, or its newest visitor, AI or operator
+	// message, whichever is later. Private notes, status, mode and
+	// assignment changes are not activity (docs/dashboard.md).
+	LastActivityAt time.Time
 	// Waiting: the visitor asked for a human (or the agent missed twice)
 	// and no operator has taken over yet. The mode stays ModeAI meanwhile.
 	Waiting bool
 	Misses  int // consecutive AI replies that could not answer
+	// WaitingSince is when the current wait for a human began; zero while
+	// the conversation does not wait. Messages while it waits (the
+	// visitor writing again) do not move it.
+	WaitingSince time.Time
 	// The operator handling the conversation while ModeHuman: a dashboard
 	// user's id and name, or empty when taken over through the API.
 	AssigneeID   string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,27 +62,30 @@ func TestDeskSplitInbox(t *testing.T) {
 	if !eval[bool](p, `window.deskMark === 1 && !!document.querySelector('#inbox a[aria-current="page"]')`) {
 		t.Fatal("the page reloaded, or the open conversation lost its mark")
 	}
+	// The list goes by latest activity: the oldest conversation's visitor
+	// writes again, and its row moves from the bottom to the top, live.
+	top := `document.querySelector('#inbox tbody:not(.pinned) tr[data-id]')?.dataset.id`
+	if got := eval[string](p, top); got != third.conv {
+		t.Fatalf("top row %s, want the newest conversation %s", got, third.conv)
+	}
+	first.say("How much does shipping cost?")
+	settle(p, "the older conversation moved to the top", top+` == '`+first.conv+`'`)
+	if !eval[bool](p, `window.deskMark === 1`) {
+		t.Fatal("the page reloaded")
+	}
 
-	// Keyboard only: j and k move between conversations (the list is
-	// newest first: third, second, first).
+	// Keyboard only: j and k move between conversations (the list is by
+	// latest activity: first, third, second).
 	order := eval[[]string](p, `[...document.querySelectorAll('#inbox tr[data-id]')].map(tr => tr.dataset.id)`)
-	at := func(id string) int {
-		for i, o := range order {
-			if o == id {
-				return i
-			}
-		}
-		return -1
+	if want := []string{first.conv, third.conv, second.conv}; !slices.Equal(order, want) {
+		t.Fatalf("list order %v, want %v", order, want)
 	}
-	if at(second.conv) < 0 || at(second.conv)+1 >= len(order) {
-		t.Fatalf("list order %v", order)
-	}
-	next := order[at(second.conv)+1]
+	prev := third.conv
 	p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur()`))
-	press(p, "j")
-	settle(p, "j: the next conversation", `location.pathname == '/conversations/`+next+`' && document.querySelector('#inbox a[aria-current="page"]')?.closest('tr').dataset.id == '`+next+`' && document.readyState == 'complete'`)
 	press(p, "k")
-	settle(p, "k: back", `location.pathname == '/conversations/`+second.conv+`' && !!document.querySelector('.transcript') && document.readyState == 'complete'`)
+	settle(p, "k: the previous conversation", `location.pathname == '/conversations/`+prev+`' && document.querySelector('#inbox a[aria-current="page"]')?.closest('tr').dataset.id == '`+prev+`' && document.readyState == 'complete'`)
+	press(p, "j")
+	settle(p, "j: back", `location.pathname == '/conversations/`+second.conv+`' && !!document.querySelector('.transcript') && document.readyState == 'complete'`)
 
 	// ? opens the help, Escape closes it.
 	press(p, "?")

@@ -23,6 +23,11 @@ type conversationSummary struct {
 	LastMessageAt *time.Time  `json:"last_message_at"` // null before the first message
 	LastMessage   string      `json:"last_message"`
 	Waiting       bool        `json:"waiting"` // asked for a human; no operator has taken over yet
+	// LastActivityAt: the start or the newest message, whichever is later
+	// (sort=activity orders by it); WaitingSince: when the current wait
+	// began, null while the conversation does not wait.
+	LastActivityAt time.Time  `json:"last_activity_at"`
+	WaitingSince   *time.Time `json:"waiting_since"`
 	// The operator desk (issue 19): open or resolved, and the dashboard
 	// user handling it ("" when none, or taken over through the API).
 	Status       domain.Status `json:"status"`
@@ -58,6 +63,11 @@ func toSummary(c domain.Conversation) conversationSummary {
 		t := c.LastMessageAt
 		s.LastMessageAt = &t
 	}
+	s.LastActivityAt = c.LastActivityAt
+	if c.Waiting && !c.WaitingSince.IsZero() {
+		t := c.WaitingSince
+		s.WaitingSince = &t
+	}
 	return s
 }
 
@@ -66,8 +76,10 @@ func toMessageJSON(m domain.Message) messageJSON {
 		PromptTokens: m.Tokens.Prompt, CompletionTokens: m.Tokens.Completion}
 }
 
-// ListConversations: newest first; filters agent_id and mode; pages of
-// limit (1-100, default 50) with the opaque next_cursor passed as cursor.
+// ListConversations: newest first by start, or with sort=activity by
+// latest activity (as the dashboard's inbox); filters agent_id, mode,
+// waiting, status and assignee; pages of limit (1-100, default 50) with
+// the opaque next_cursor passed as cursor.
 func (a *API) ListConversations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := store.ConversationFilter{AgentID: q.Get("agent_id"), Mode: domain.Mode(q.Get("mode")), Before: q.Get("cursor")}
@@ -87,6 +99,14 @@ func (a *API) ListConversations(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := deskFilter(q, &f); err != nil {
 		httpx.Error(w, r, err)
+		return
+	}
+	switch q.Get("sort") {
+	case "", "created": // the documented order since the first release
+	case "activity":
+		f.Order = store.ByActivity
+	default:
+		httpx.Error(w, r, domain.Invalid("sort must be created or activity"))
 		return
 	}
 	if s := q.Get("limit"); s != "" {

@@ -109,7 +109,7 @@ func (s *Service) SendWaitAlert(ctx context.Context, conversationID, userID stri
 			continue
 		}
 		w := newWriter(firstKnown(a.Lang, s.agentLang(ctx, conv)), s.accountZone(ctx, conv.AccountID))
-		waited := int(s.o.Now().Sub(conv.LastMessageAt).Round(time.Minute) / time.Minute)
+		waited := int(s.o.Now().Sub(conv.WaitingSince).Round(time.Minute) / time.Minute)
 		w.line("mail.alert.waiting", w.text("wait.minutes", waited))
 		w.blank()
 		if s.o.DashboardURL != "" {

@@ -48,8 +48,8 @@ func TestVisitorAsksForAHuman(t *testing.T) {
 				t.Fatalf("waiting queue = %v, want [%s]", ids, conv)
 			}
 			d := e.api("GET", "/api/v1/conversations/"+conv, nil)
-			if d.body["waiting"] != true || d.str("mode") != "ai" {
-				t.Fatalf("conversation: %s", d.raw)
+			if d.body["waiting"] != true || d.str("mode") != "ai" || d.str("waiting_since") == "" || d.str("waiting_since") != d.str("last_message_at") {
+				t.Fatalf("conversation (waiting since the handoff message): %s", d.raw)
 			}
 			// Still AI-handled: the visitor's poll does not wait yet, and the
 			// agent keeps answering.
@@ -60,6 +60,9 @@ func TestVisitorAsksForAHuman(t *testing.T) {
 			e.api("POST", "/api/v1/conversations/"+conv+"/takeover", nil)
 			if ids := e.waitingIDs(); len(ids) != 0 {
 				t.Fatalf("waiting after takeover: %v", ids)
+			}
+			if d := e.api("GET", "/api/v1/conversations/"+conv, nil); d.body["waiting_since"] != nil {
+				t.Fatalf("waiting since after takeover: %s", d.raw)
 			}
 		})
 	}

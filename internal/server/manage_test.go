@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -242,6 +243,37 @@ func TestConversationsAPI(t *testing.T) {
 	for _, bad := range []string{"mode=robot", "limit=0", "limit=101", "limit=x", "cursor=garbage!"} {
 		wantError(t, e.api("GET", "/api/v1/conversations?"+bad, nil), 400, "")
 	}
+	if r := e.api("GET", "/api/v1/conversations?sort=newest", nil); r.status != 400 || r.str("error") != "sort must be created or activity" {
+		t.Fatalf("sort=newest: %d %s", r.status, r.raw)
+	}
+
+	// sort=activity: the chat moved the oldest conversation to the front;
+	// the takeover did not move ids[2]. created is the default's name.
+	order := func(query string) ([]string, string) {
+		t.Helper()
+		r := e.api("GET", "/api/v1/conversations?"+query, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", query, r.status, r.raw)
+		}
+		var out []string
+		for _, c := range r.body["conversations"].([]any) {
+			out = append(out, c.(map[string]any)["id"].(string))
+		}
+		return out, r.str("next_cursor")
+	}
+	byActivity, next := order("sort=activity&limit=4")
+	if want := []string{ids[0], ids[6], ids[5], ids[4]}; !slices.Equal(byActivity, want) {
+		t.Fatalf("sort=activity: %v, want %v", byActivity, want)
+	}
+	if rest, _ := order("sort=activity&limit=4&cursor=" + next); !slices.Equal(rest, []string{ids[3], ids[2], ids[1]}) {
+		t.Fatalf("sort=activity, page 2: %v", rest)
+	}
+	if byStart, _ := order("sort=created&limit=1"); byStart[0] != ids[6] {
+		t.Fatalf("sort=created: %v", byStart)
+	}
+	if r := e.api("GET", "/api/v1/conversations?cursor="+next, nil); r.status != 400 || r.str("error") != "cursor is not valid" {
+		t.Fatalf("an activity cursor without sort=activity: %d %s", r.status, r.raw)
+	}
 
 	d := e.api("GET", "/api/v1/conversations/"+ids[0], nil)
 	msgs, _ := d.body["messages"].([]any)
@@ -253,7 +285,8 @@ func TestConversationsAPI(t *testing.T) {
 	}
 	list := e.api("GET", "/api/v1/conversations?agent_id="+e.agent.ID+"&limit=100", nil)
 	last := list.body["conversations"].([]any)[3].(map[string]any) // ids[0], the oldest of agent one
-	if last["id"] != ids[0] || last["last_message"] != "We are open from 9 to 17." || last["last_message_at"] == nil {
+	if last["id"] != ids[0] || last["last_message"] != "We are open from 9 to 17." || last["last_message_at"] == nil ||
+		last["last_activity_at"] != last["last_message_at"] || last["waiting_since"] != nil {
 		t.Fatalf("summary: %v", last)
 	}
 	wantError(t, e.api("GET", "/api/v1/conversations/cv_missing", nil), 404, "")

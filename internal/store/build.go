@@ -165,6 +165,7 @@ func (n NewConversation) Build() (domain.Conversation, error) {
 		Verified:  id.Verified && id.UserID != "",
 		Status:    domain.StatusOpen,
 	}
+	c.LastActivityAt = c.CreatedAt // a new conversation is the newest activity
 	if !c.Verified {
 		c.UserID = "" // an unverified user id is never kept
 	}

@@ -10,21 +10,23 @@ import (
 
 // Cursor is the position after the last conversation of a page: where
 // Conversations goes on with ConversationFilter.Before. Both stores page on
-// the keyset (created_at, id).
+// the keyset (At, ID) of the cursor's Order: (created_at, id),
+// (last_activity_at, id) or (waiting_since, id).
 type Cursor struct {
-	CreatedAt time.Time // at the stores' precision, UTC
-	ID        string
+	Order Order
+	At    time.Time // the order's time, at the stores' precision, UTC
+	ID    string
 }
 
-// Encode makes the opaque Next string: base64url of "millis:id". Clients
-// must not rely on its shape; it only has to come back unchanged.
+// orderTags name an order in a cursor. ByCreated has none, so that the
+// cursors made before the other orders existed ("millis:id") stay valid.
+var orderTags = map[Order]string{ByCreated: "", ByActivity: "a", ByWaiting: "w"}
+
+// Encode makes the opaque Next string: base64url of the order's tag and
+// "millis:id". Clients must not rely on its shape; it only has to come back
+// unchanged.
 func (c Cursor) Encode() string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt.UnixMilli(), 10) + ":" + c.ID))
-}
-
-// NextCursor is the cursor after conversation c, the last of a page.
-func NextCursor(createdAt time.Time, id string) string {
-	return Cursor{CreatedAt: createdAt, ID: id}.Encode()
+	return base64.RawURLEncoding.EncodeToString([]byte(orderTags[c.Order] + strconv.FormatInt(c.At.UnixMilli(), 10) + ":" + c.ID))
 }
 
 // DecodeCursor returns ErrBadCursor for anything Encode cannot have made,
@@ -37,7 +39,14 @@ func DecodeCursor(s string) (Cursor, error) {
 	if err != nil {
 		return Cursor{}, ErrBadCursor
 	}
-	millis, id, ok := strings.Cut(string(raw), ":")
+	var c Cursor
+	text := string(raw)
+	for o, tag := range orderTags {
+		if tag != "" && strings.HasPrefix(text, tag) {
+			c.Order, text = o, text[len(tag):]
+		}
+	}
+	millis, id, ok := strings.Cut(text, ":")
 	if !ok || id == "" {
 		return Cursor{}, ErrBadCursor
 	}
@@ -49,5 +58,23 @@ func DecodeCursor(s string) (Cursor, error) {
 	if t.Year() < 1 || t.Year() > 9999 || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
 		return Cursor{}, ErrBadCursor
 	}
-	return Cursor{CreatedAt: t, ID: id}, nil
+	c.At, c.ID = t, id
+	return c, nil
+}
+
+// PageCursor decodes f.Before for a store: nil on the first page, and
+// ErrBadCursor for a cursor of another order than f's (a link kept from a
+// list in another order), as for one the store cannot have made.
+func (f ConversationFilter) PageCursor() (*Cursor, error) {
+	if f.Before == "" {
+		return nil, nil
+	}
+	c, err := DecodeCursor(f.Before)
+	if err != nil {
+		return nil, err
+	}
+	if c.Order != f.Order {
+		return nil, ErrBadCursor
+	}
+	return &c, nil
 }

@@ -115,7 +115,8 @@ type PollState struct {
 	Status domain.Status
 }
 
-// ConversationFilter selects and pages conversations, newest first.
+// ConversationFilter selects and pages conversations, in Order (newest
+// first by start unless it says otherwise).
 type ConversationFilter struct {
 	AgentID string      // "" for all
 	Mode    domain.Mode // "" for all
@@ -127,6 +128,7 @@ type ConversationFilter struct {
 	// that user ("" for the unassigned).
 	Status   domain.Status
 	Assignee *string
+	Order    Order  // ByCreated (the zero value), ByActivity or ByWaiting
 	Limit    int    // 1..100; 0 means 50
 	Before   string // cursor from ConversationPage.Next; "" for the first page
 }

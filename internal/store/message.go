@@ -38,8 +38,12 @@ func (n NewMessage) Fits(count int) bool {
 // added: the mode n sets (and the assignee, when n takes it from the AI),
 // the end of the wait when a human handles it (or
 // the start of one that n asks for), no assignee once the AI handles it,
-// the misses of an AI message, and the last message. Both stores write
-// exactly this, so they cannot drift apart.
+// the misses of an AI message, the last message and the latest activity.
+// Both stores write exactly this, so they cannot drift apart.
+//
+// A wait keeps the time it began (WaitingSince) through every message
+// while it lasts: a visitor writing again while waiting does not restart
+// it. The activity never moves back (a message given an older time).
 func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversation {
 	if n.SetMode == domain.ModeHuman && c.Mode != domain.ModeHuman {
 		// Taken from the AI by this message: assigned as TakeOver would.
@@ -57,6 +61,12 @@ func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversati
 			c.Waiting = true
 		}
 	}
+	switch {
+	case !c.Waiting:
+		c.WaitingSince = time.Time{}
+	case c.WaitingSince.IsZero():
+		c.WaitingSince = at // the wait begins with this message
+	}
 	if n.Role == domain.RoleAI {
 		if n.Unanswered {
 			c.Misses++
@@ -65,6 +75,9 @@ func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversati
 		}
 	}
 	c.LastMessageAt, c.LastMessage = at, n.Text
+	if at.After(c.LastActivityAt) {
+		c.LastActivityAt = at
+	}
 	return c
 }
 

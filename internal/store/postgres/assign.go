@@ -21,7 +21,8 @@ func (s *Store) SetStatus(ctx context.Context, conversationID string, st domain.
 		return false, domain.Invalid("status must be open or resolved")
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET status = $1,
-		waiting = CASE WHEN $1 = 'resolved' THEN false ELSE waiting END
+		waiting = CASE WHEN $1 = 'resolved' THEN false ELSE waiting END,
+		waiting_since = CASE WHEN $1 = 'resolved' THEN NULL ELSE waiting_since END
 		WHERE id = $2 AND status <> $1`, string(st), conversationID)
 	if err != nil {
 		return false, fmt.Errorf("set status: %w", dbErr(err))
@@ -37,7 +38,7 @@ func (s *Store) SetStatus(ctx context.Context, conversationID string, st domain.
 
 func (s *Store) Assign(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, error) {
 	c, err := scanConversation(s.pool.QueryRow(ctx, `UPDATE conversations
-		SET mode = 'human', waiting = false, assignee_id = $1, assignee_name = $2
+		SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2
 		WHERE id = $3 RETURNING `+convCols, userID, userName, conversationID))
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("assign: %w", notFound(dbErr(err), domain.ErrNotFound))
@@ -73,7 +74,7 @@ func (s *Store) AutoAssign(ctx context.Context, conversationID, userID, userName
 		}
 		// The compare-and-set: only a conversation that still waits.
 		tag, err := tx.Exec(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = false, assignee_id = $1, assignee_name = $2
+			SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2
 			WHERE id = $3 AND account_id = $4 AND mode = 'ai' AND waiting AND status = 'open'`,
 			userID, userName, conversationID, accountID)
 		if err != nil || tag.RowsAffected() == 0 {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,22 +15,25 @@ import (
 
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
 	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name,
-	user_id, visitor_name, visitor_email, verified, status`
+	user_id, visitor_name, visitor_email, verified, status, last_activity_at, waiting_since`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
 func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
-	var last *time.Time // NULL until the first message
+	var last, waitingSince *time.Time // NULL until the first message; while not waiting
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
 		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
-		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status}, extra...)
+		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status, &c.LastActivityAt, &waitingSince}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
-	c.CreatedAt = ms(c.CreatedAt)
+	c.CreatedAt, c.LastActivityAt = ms(c.CreatedAt), ms(c.LastActivityAt)
 	if last != nil {
 		c.LastMessageAt = ms(*last)
+	}
+	if waitingSince != nil {
+		c.WaitingSince = ms(*waitingSince)
 	}
 	return c, nil
 }
@@ -93,10 +94,10 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
-				user_id, visitor_name, visitor_email, verified)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+				user_id, visitor_name, visitor_email, verified, last_activity_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, c.CreatedAt,
-			c.UserID, c.Name, c.Email, c.Verified); err != nil {
+			c.UserID, c.Name, c.Email, c.Verified, c.LastActivityAt); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `
@@ -123,78 +124,6 @@ func (s *Store) Conversation(ctx context.Context, id string) (domain.Conversatio
 	return c, notFound(err, domain.ErrNotFound)
 }
 
-// inboxOrder is the order of Conversations' pages.
-const inboxOrder = `created_at DESC, id DESC`
-
-// Conversations pages newest first with a keyset on (created_at, id): a page
-// costs the same however deep it is, and conversations created while a
-// client pages do not shift or repeat the later pages. ids are COLLATE "C",
-// so the order is the byte order whatever the database's locale.
-func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	limit := f.PageSize()
-
-	var args []any
-	// arg adds a query argument and returns its placeholder.
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	where := []string{"account_id = " + arg(accountID)}
-	if f.AgentID != "" {
-		where = append(where, "agent_id = "+arg(f.AgentID))
-	}
-	if f.UserID != "" {
-		where = append(where, "user_id = "+arg(f.UserID))
-	}
-	if f.Mode != "" {
-		where = append(where, "mode = "+arg(f.Mode))
-	}
-	if f.Waiting != nil {
-		where = append(where, "waiting = "+arg(*f.Waiting))
-	}
-	if f.Status != "" {
-		where = append(where, "status = "+arg(f.Status))
-	}
-	if f.Assignee != nil {
-		where = append(where, "assignee_id = "+arg(*f.Assignee))
-	}
-	view := len(where)
-	if f.Before != "" {
-		c, err := store.DecodeCursor(f.Before)
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		where = append(where, "(created_at, id) < ("+arg(c.CreatedAt)+"::timestamptz, "+arg(c.ID)+")")
-	}
-	if f.Search != "" {
-		cond, err := s.searchCondition(ctx, f.Search, searchScope{where: where, view: view, args: args, arg: arg,
-			order: inboxOrder, limit: limit + 1})
-		if err != nil {
-			return store.ConversationPage{}, fmt.Errorf("conversations: %w", err)
-		}
-		where = append(where, cond)
-	}
-	// One row more than asked tells whether another page follows.
-	query := `SELECT ` + convCols + ` FROM conversations
-		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY ` + inboxOrder + `
-		LIMIT ` + arg(limit+1)
-	rows, _ := s.pool.Query(ctx, query, searchArgs(f.Search, args)...)
-	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
-		return scanConversation(row)
-	})
-	if err != nil {
-		return store.ConversationPage{}, fmt.Errorf("conversations: %w", dbErr(err))
-	}
-	page := store.ConversationPage{Conversations: convs}
-	if len(convs) > limit {
-		page.Conversations = convs[:limit]
-		last := convs[limit-1]
-		page.Next = store.NextCursor(last.CreatedAt, last.ID)
-	}
-	return page, nil
-}
-
 // SetMode is one conditional UPDATE: it changes only a conversation in
 // another mode, so "changed" is exact even when two calls race.
 func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
@@ -206,6 +135,7 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 	// the assignment: either way the assignee is cleared.
 	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET mode = $1,
 		waiting = CASE WHEN $1 = 'human' THEN false ELSE waiting END,
+		waiting_since = CASE WHEN $1 = 'human' THEN NULL ELSE waiting_since END,
 		assignee_id = '', assignee_name = ''
 		WHERE id = $2 AND mode <> $1`, m, conversationID)
 	if err != nil {
@@ -222,8 +152,13 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 }
 
 func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting bool) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET waiting = $1 WHERE id = $2 AND waiting <> $1`,
-		waiting, conversationID)
+	var since *time.Time // NULL: no longer waiting
+	if waiting {
+		t := now()
+		since = &t
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET waiting = $1, waiting_since = $3 WHERE id = $2 AND waiting <> $1`,
+		waiting, conversationID, since)
 	if err != nil {
 		return false, fmt.Errorf("set waiting: %w", dbErr(err))
 	}
@@ -244,7 +179,7 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, bool, error) {
 	for {
 		c, err := scanConversation(s.pool.QueryRow(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = false, assignee_id = $1, assignee_name = $2
+			SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2
 			WHERE id = $3 AND mode = 'ai'
 			RETURNING `+convCols, userID, userName, conversationID))
 		if err == nil {

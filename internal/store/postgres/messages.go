@@ -144,13 +144,19 @@ func (s *Store) ConversationTokens(ctx context.Context, conversationID string) (
 }
 
 // saveConversation writes what a message changes of a conversation, and
-// how many messages it now holds.
+// how many messages it now holds: one UPDATE of the locked row, which the
+// latest activity (the desk's inbox order) and the wait's start join.
 func saveConversation(ctx context.Context, tx pgx.Tx, c domain.Conversation, messages int) error {
+	var since *time.Time // NULL while it does not wait
+	if c.Waiting {
+		since = &c.WaitingSince
+	}
 	_, err := tx.Exec(ctx, `
 		UPDATE conversations SET mode = $1, waiting = $2, misses = $3, assignee_id = $4, assignee_name = $5,
-			last_message_at = $6, last_message = $7, message_count = $8
-		WHERE id = $9`,
-		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.LastMessageAt, c.LastMessage, messages, c.ID)
+			last_message_at = $6, last_message = $7, message_count = $8, last_activity_at = $9, waiting_since = $10
+		WHERE id = $11`,
+		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.LastMessageAt, c.LastMessage, messages,
+		c.LastActivityAt, since, c.ID)
 	return err
 }
 

@@ -439,8 +439,8 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	for _, bad := range []store.Cursor{
-		{CreatedAt: time.Date(20000, 1, 1, 0, 0, 0, 0, time.UTC), ID: "cv_x"},
-		{CreatedAt: time.UnixMilli(0).UTC(), ID: "cv_\x00"},
+		{At: time.Date(20000, 1, 1, 0, 0, 0, 0, time.UTC), ID: "cv_x"},
+		{At: time.UnixMilli(0).UTC(), ID: "cv_\x00"},
 	} {
 		_, err := s.Conversations(ctx, acc.ID, store.ConversationFilter{Before: bad.Encode()})
 		if !errors.Is(err, store.ErrBadCursor) {

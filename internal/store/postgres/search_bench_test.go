@@ -27,12 +27,13 @@ func BenchmarkSearch100k(b *testing.B) {
 		`INSERT INTO accounts (id, email, name, password_hash, monthly_conversations, overage_price_cents, spend_cap_cents, created_at)
 			VALUES ('acc', 'p@example.com', 'P', 'x', 1000000, 0, 0, now())`,
 		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at) VALUES ('ag', 'acc', 'Bot', '{}', now(), now())`,
-		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, assignee_id, status)
+		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, assignee_id, status, last_activity_at)
 			SELECT 'cv_' || lpad(i::text, 6, '0'), 'ag', 'acc', 'v_' || i, '',
 				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN 'human' ELSE 'ai' END,
 				now() - interval '200 days' + i * interval '1 minute',
 				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN '` + owner + `' ELSE '' END,
-				CASE WHEN i % 20 = 0 THEN 'resolved' ELSE 'open' END
+				CASE WHEN i % 20 = 0 THEN 'resolved' ELSE 'open' END,
+				now() - interval '200 days' + i * interval '1 minute' + interval '1 second'
 			FROM generate_series(0, 99999) i`,
 		// A conversation's two messages one after the other, as a chat
 		// writes them.

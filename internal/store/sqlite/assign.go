@@ -31,7 +31,8 @@ func (s *Store) SetStatus(ctx context.Context, conversationID string, st domain.
 		changed = true
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET status = ?,
-			waiting = CASE WHEN ? = 'resolved' THEN 0 ELSE waiting END WHERE id = ?`, st, st, conversationID)
+			waiting = CASE WHEN ? = 'resolved' THEN 0 ELSE waiting END,
+			waiting_since = CASE WHEN ? = 'resolved' THEN NULL ELSE waiting_since END WHERE id = ?`, st, st, st, conversationID)
 		return err
 	})
 	if err != nil {
@@ -48,7 +49,7 @@ func (s *Store) Assign(ctx context.Context, conversationID, userID, userName str
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		res, err := tx.ExecContext(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,
+			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ? WHERE id = ?`,
 			userID, userName, conversationID)
 		if err != nil {
 			return err
@@ -95,7 +96,7 @@ func (s *Store) AutoAssign(ctx context.Context, conversationID, userID, userName
 		out = store.Assigned
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		if _, err := tx.ExecContext(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,
+			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ? WHERE id = ?`,
 			userID, userName, conversationID); err != nil {
 			return err
 		}

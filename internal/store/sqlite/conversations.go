@@ -5,8 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"time"
 
 	"parley/internal/domain"
 	"parley/internal/quota"
@@ -21,23 +20,27 @@ import (
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode, created_at,
 	(SELECT m.created_at FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1),
 	coalesce((SELECT m.text FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1), ''),
-	waiting, misses, assignee_id, assignee_name, user_id, visitor_name, visitor_email, verified, status`
+	waiting, misses, assignee_id, assignee_name, user_id, visitor_name, visitor_email, verified, status,
+	last_activity_at, waiting_since`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
 func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
-	var created int64
-	var last sql.NullInt64
+	var created, activity int64
+	var last, waitingSince sql.NullInt64
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
 		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
-		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status}, extra...)
+		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status, &activity, &waitingSince}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
-	c.CreatedAt = fromMillis(created)
+	c.CreatedAt, c.LastActivityAt = fromMillis(created), fromMillis(activity)
 	if last.Valid {
 		c.LastMessageAt = fromMillis(last.Int64)
+	}
+	if waitingSince.Valid {
+		c.WaitingSince = fromMillis(waitingSince.Int64)
 	}
 	return c, nil
 }
@@ -81,7 +84,7 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 
 		if _, err := s.execHot(hotInsertConv,
 			c.ID, c.AgentID, c.AccountID, c.VisitorID, c.PageURL, c.Mode, millis(c.CreatedAt),
-			c.UserID, c.Name, c.Email, c.Verified); err != nil {
+			c.UserID, c.Name, c.Email, c.Verified, millis(c.LastActivityAt)); err != nil {
 			return err
 		}
 		if _, err = s.execHot(hotUpsertUsage,
@@ -98,90 +101,6 @@ func (s *Store) CreateConversation(ctx context.Context, n store.NewConversation)
 		*n.Crossed = crossed
 	}
 	return c, nil
-}
-
-// inboxOrder is the order of Conversations' pages.
-const inboxOrder = `created_at DESC, id DESC`
-
-// Conversations pages newest first with a keyset on (created_at, id): a page
-// costs the same however deep it is, and conversations created while a
-// client pages do not shift or repeat the later pages.
-func (s *Store) Conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	limit := f.PageSize()
-
-	where := []string{"account_id = ?"}
-	args := []any{accountID}
-	if f.AgentID != "" {
-		where = append(where, "agent_id = ?")
-		args = append(args, f.AgentID)
-	}
-	if f.UserID != "" {
-		where = append(where, "user_id = ?")
-		args = append(args, f.UserID)
-	}
-	if f.Mode != "" {
-		where = append(where, "mode = ?")
-		args = append(args, f.Mode)
-	}
-	if f.Waiting != nil {
-		where = append(where, "waiting = ?")
-		args = append(args, *f.Waiting)
-	}
-	if f.Status != "" {
-		where = append(where, "status = ?")
-		args = append(args, f.Status)
-	}
-	if f.Assignee != nil {
-		where = append(where, "assignee_id = ?")
-		args = append(args, *f.Assignee)
-	}
-	view, viewArgs := len(where), len(args)
-	if f.Before != "" {
-		c, err := store.DecodeCursor(f.Before)
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		where = append(where, "(created_at, id) < (?, ?)")
-		args = append(args, millis(c.CreatedAt), c.ID)
-	}
-	from := "conversations"
-	if f.Search != "" {
-		sq, err := s.searchQuery(ctx, f.Search, searchScope{where: where, args: args, view: view, viewArgs: viewArgs,
-			order: inboxOrder, limit: limit + 1})
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		from, args = sq.from, slices.Concat(sq.fromArgs, args, sq.condArgs)
-		where = append(where, sq.cond)
-	}
-	// One row more than asked tells whether another page follows.
-	args = append(args, limit+1)
-
-	rows, err := s.query(ctx, `SELECT `+convCols+` FROM `+from+`
-		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY `+inboxOrder+`
-		LIMIT `+limitArg, args...)
-	if err != nil {
-		return store.ConversationPage{}, err
-	}
-	defer rows.Close()
-	page := store.ConversationPage{Conversations: []domain.Conversation{}}
-	for rows.Next() {
-		c, err := scanConversation(rows)
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		page.Conversations = append(page.Conversations, c)
-	}
-	if err := rows.Err(); err != nil {
-		return store.ConversationPage{}, err
-	}
-	if len(page.Conversations) > limit {
-		page.Conversations = page.Conversations[:limit]
-		last := page.Conversations[limit-1]
-		page.Next = store.NextCursor(last.CreatedAt, last.ID)
-	}
-	return page, nil
 }
 
 func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mode) (bool, error) {
@@ -208,7 +127,8 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 		// ends the assignment: either way the assignee is cleared.
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ?,
 			waiting = CASE WHEN ? = 'human' THEN 0 ELSE waiting END,
-			assignee_id = '', assignee_name = '' WHERE id = ?`, m, m, conversationID)
+			waiting_since = CASE WHEN ? = 'human' THEN NULL ELSE waiting_since END,
+			assignee_id = '', assignee_name = '' WHERE id = ?`, m, m, m, conversationID)
 		return err
 	})
 	if err != nil {
@@ -226,7 +146,14 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 	var n int64
 	err := s.write(ctx, func(*sql.Tx) error {
 		s.invalidate(cacheEvent{what: forgetConversation, id: conversationID}) // its poll state stays
-		res, err := s.execHot(hotSetWaiting, waiting, conversationID, waiting)
+		// A wait begins now; NULL when it ends. A conversation already in
+		// the state asked for is not written (AND waiting <> ?): its wait
+		// keeps its start.
+		var since any
+		if waiting {
+			since = millis(now())
+		}
+		res, err := s.execHot(hotSetWaiting, waiting, since, conversationID, waiting)
 		if err != nil {
 			return err
 		}
@@ -265,9 +192,9 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 		}
 		won = true
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
-		c.Mode, c.Waiting, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, userID, userName
+		c.Mode, c.Waiting, c.WaitingSince, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, time.Time{}, userID, userName
 		_, err = tx.ExecContext(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = 0, assignee_id = ?, assignee_name = ? WHERE id = ?`,
+			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ? WHERE id = ?`,
 			userID, userName, conversationID)
 		return err
 	})

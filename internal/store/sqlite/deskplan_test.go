@@ -3,24 +3,81 @@ package sqlite
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"parley/internal/domain"
+	"parley/internal/store"
 )
 
-// The inbox's desk filters read down an index that matches their keys and
-// the inbox's order, so a page costs the same however many conversations
-// the account has: no table scan and no sort of the account's rows.
+// Every view of the desk's inbox (and the management API's orders) reads
+// down an index that matches its keys and its order, so a page costs the
+// same however many conversations the account has: no table scan and no
+// sort of the account's rows. The queries are Conversations' own, on the
+// first page and on a later one (the keyset's comparison must not cost
+// the index its order).
 func TestDeskFilterPlans(t *testing.T) {
 	t.Parallel()
 	s := openCopy(t)
-	for _, tt := range []struct{ where, index string }{
-		{"account_id = 'a' AND status = 'open'", "conversations_status"},
-		{"account_id = 'a' AND status = 'resolved'", "conversations_status"},
-		{"account_id = 'a' AND assignee_id = 'u' AND status = 'open'", "conversations_assignee"},
-		{"account_id = 'a' AND assignee_id = '' AND status = 'open'", "conversations_assignee"},
-		{"account_id = 'a' AND mode = 'ai' AND waiting = 1 AND status = 'open'", "conversations_waiting"},
+	me, none, yes, no := "u", "", true, false
+	open, resolved := domain.StatusOpen, domain.StatusResolved
+	for _, tt := range []struct {
+		name  string
+		f     store.ConversationFilter
+		index string
+	}{
+		{"open", store.ConversationFilter{Status: open, Order: store.ByActivity}, "conversations_status"},
+		{"resolved", store.ConversationFilter{Status: resolved, Order: store.ByActivity}, "conversations_status"},
+		{"mine", store.ConversationFilter{Status: open, Assignee: &me, Order: store.ByActivity}, "conversations_assignee"},
+		// The open ones with no assignee: nearly all the open ones.
+		{"unassigned", store.ConversationFilter{Status: open, Assignee: &none, Order: store.ByActivity}, "conversations_status"},
+		// Every status: a page of the open and of the resolved ones, merged.
+		{"all", store.ConversationFilter{Order: store.ByActivity}, "conversations_status"},
+		{"all, one agent", store.ConversationFilter{AgentID: "ag", Order: store.ByActivity}, "conversations_agent_activity"},
+		{"open, one agent", store.ConversationFilter{AgentID: "ag", Status: open, Order: store.ByActivity}, "conversations_agent_activity"},
+		{"resolved, one agent", store.ConversationFilter{AgentID: "ag", Status: resolved, Order: store.ByActivity}, "conversations_agent_activity"},
+		{"open, handled by a human", store.ConversationFilter{Status: open, Mode: domain.ModeHuman, Order: store.ByActivity}, "conversations_status"},
+		// The waiting view and the rows pinned on top: the queue, longest first.
+		{"waiting", store.ConversationFilter{Status: open, Mode: domain.ModeAI, Waiting: &yes, Order: store.ByWaiting}, "conversations_waiting_since"},
+		{"waiting, one agent", store.ConversationFilter{AgentID: "ag", Status: open, Mode: domain.ModeAI, Waiting: &yes, Order: store.ByWaiting}, "conversations_waiting_since"},
+		{"waiting, mine", store.ConversationFilter{Status: open, Mode: domain.ModeAI, Waiting: &yes, Assignee: &me, Order: store.ByWaiting}, ""},
+		// The management API: sort=activity with an assignee, every status.
+		{"API: an assignee's, by activity", store.ConversationFilter{Assignee: &me, Order: store.ByActivity}, "conversations_assignee"},
+		// The management API's default order, by start.
+		{"API: all", store.ConversationFilter{}, "conversations_account"},
+		{"API: one agent", store.ConversationFilter{AgentID: "ag"}, "conversations_agent"},
+		{"API: waiting", store.ConversationFilter{Waiting: &yes}, "conversations_waiting"},
+		{"API: not waiting", store.ConversationFilter{Waiting: &no}, "conversations_waiting"},
 	} {
-		plan := strings.Join(queryPlan(t, s.r, `SELECT id FROM conversations WHERE `+tt.where+` ORDER BY created_at DESC, id DESC LIMIT 51`), "; ")
-		if !strings.Contains(plan, "INDEX "+tt.index+" ") || strings.Contains(plan, "TEMP B-TREE") {
-			t.Errorf("%s: plan %q; want %s and no sort", tt.where, plan, tt.index)
+		for _, before := range []string{"", tt.f.Order.Next(domain.Conversation{ID: "cv_x", CreatedAt: time.UnixMilli(5),
+			LastActivityAt: time.UnixMilli(5), WaitingSince: time.UnixMilli(5)})} {
+			f := tt.f
+			f.Before = before
+			for _, f := range arms(f) {
+				query, args, err := s.conversationsQuery(t.Context(), "a", f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan := strings.Join(queryPlan(t, s.r, query, args...), "; ")
+				if strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "SCAN conversations") ||
+					(tt.index != "" && !strings.Contains(plan, "INDEX "+tt.index+" ")) {
+					t.Errorf("%s (%s, cursor %q): plan %q; want %s and no sort", tt.name, f.Status, before, plan, tt.index)
+				}
+			}
 		}
 	}
 }
+
+// arms are the filters of the queries Conversations runs for f: one, or
+// one a status for every status by activity (store.EveryStatus).
+func arms(f store.ConversationFilter) []store.ConversationFilter {
+	if f.Status != "" || f.Order != store.ByActivity {
+		return []store.ConversationFilter{f}
+	}
+	open, resolved := f, f
+	open.Status, resolved.Status = domain.StatusOpen, domain.StatusResolved
+	return []store.ConversationFilter{open, resolved}
+}
+
+// inboxOrder is the desk's list's order, in which the search's plans are
+// checked too (search_test.go).
+var _, inboxOrder = orderBy(store.ByActivity)

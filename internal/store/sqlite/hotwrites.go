@@ -26,7 +26,8 @@ const (
 	hotInsertMessage
 	hotInsertTwo    // two messages in one statement: a chat and its reply
 	hotAfterMessage // the conversation's state after a message
-	hotSetMisses    // the same when only the count of misses changed
+	hotSetMisses    // the same when only the count of misses (and the activity) changed
+	hotTouch        // the same when only the latest activity changed: most messages
 	hotSetWaiting
 	hotInsertConv
 	hotUpsertUsage
@@ -44,14 +45,16 @@ var hotSQL = [hotCount]string{
 		INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at, prompt_tokens, completion_tokens)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)`,
 	hotAfterMessage: `
-		UPDATE conversations SET mode = ?, waiting = ?, misses = ?, assignee_id = ?, assignee_name = ?
+		UPDATE conversations SET mode = ?, waiting = ?, waiting_since = ?, misses = ?, assignee_id = ?, assignee_name = ?,
+			last_activity_at = ?
 		WHERE id = ?`,
-	hotSetMisses:  `UPDATE conversations SET misses = ? WHERE id = ?`,
-	hotSetWaiting: `UPDATE conversations SET waiting = ? WHERE id = ? AND waiting <> ?`,
+	hotSetMisses:  `UPDATE conversations SET misses = ?, last_activity_at = ? WHERE id = ?`,
+	hotTouch:      `UPDATE conversations SET last_activity_at = ? WHERE id = ?`,
+	hotSetWaiting: `UPDATE conversations SET waiting = ?, waiting_since = ? WHERE id = ? AND waiting <> ?`,
 	hotInsertConv: `
 		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
-			user_id, visitor_name, visitor_email, verified)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			user_id, visitor_name, visitor_email, verified, last_activity_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	hotUpsertUsage: `
 		INSERT INTO usage (account_id, period, conversations, overage_conversations, overage_cents)
 		VALUES (?, ?, ?, ?, ?)

@@ -9,29 +9,38 @@ import (
 	"parley/internal/store"
 )
 
-// A chat the agent answers writes its two messages and nothing else: the
-// conversation's last message is read from them (convCols). Writes that
-// change what the conversation does store (here the count of misses) still
-// reach its row. A trigger logs every UPDATE of a conversation.
+// A chat the agent answers writes its two messages and the conversation's
+// latest activity, and nothing else of the conversation: its last message
+// is read from the messages (convCols), and the one UPDATE sets only
+// last_activity_at, so it touches only the indexes keyed on it. Writes
+// that change what else the conversation stores (here the count of misses)
+// still reach its row. Triggers log every UPDATE of a conversation, and
+// those that set any column but last_activity_at.
 func TestChatWritesOnlyItsMessages(t *testing.T) {
 	t.Parallel()
 	f := newConvFixture(t)
 	s, ctx := f.s, t.Context()
 	execAll(t, s.w,
-		`CREATE TABLE conversation_updates (id TEXT)`,
+		`CREATE TABLE conversation_updates (id TEXT, what TEXT)`,
 		`CREATE TRIGGER log_conversation_update AFTER UPDATE ON conversations
-			BEGIN INSERT INTO conversation_updates VALUES (new.id); END`,
+			BEGIN INSERT INTO conversation_updates VALUES (new.id, 'any'); END`,
+		`CREATE TRIGGER log_conversation_state AFTER UPDATE OF agent_id, account_id, visitor_id, page_url, mode,
+			created_at, waiting, waiting_since, misses, assignee_id, assignee_name, user_id, visitor_name,
+			visitor_email, verified, status ON conversations
+			BEGIN INSERT INTO conversation_updates VALUES (new.id, 'state'); END`,
 	)
-	updates := func() (n int) {
+	updates := func(what string) (n int) {
 		t.Helper()
-		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM conversation_updates`).Scan(&n); err != nil {
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM conversation_updates WHERE what = ?`, what).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
+	start := time.Now()
 	exchange := func(reply string, unanswered bool) domain.Conversation {
 		t.Helper()
-		now := time.Now()
+		start = start.Add(time.Second) // each a second later: the activity moves
+		now := start
 		c, stored, err := s.AddExchange(ctx,
 			store.NewMessage{ConversationID: f.conv.ID, Role: domain.RoleVisitor, Text: "hours?", CreatedAt: now},
 			store.NewMessage{ConversationID: f.conv.ID, Role: domain.RoleAI, Text: reply, CreatedAt: now.Add(time.Millisecond),
@@ -43,20 +52,24 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 	}
 
 	for i := range 3 {
-		exchange("9 to 5", false)
-		if n := updates(); n != 0 {
-			t.Fatalf("after %d answered chats, the conversation was updated %d times", i+1, n)
+		c := exchange("9 to 5", false)
+		if n, state := updates("any"), updates("state"); n != i+1 || state != 0 {
+			t.Fatalf("after %d answered chats, the conversation was updated %d times (%d beyond its activity)", i+1, n, state)
+		}
+		if !c.LastActivityAt.Equal(c.LastMessageAt) {
+			t.Fatalf("activity %v, want the reply's time %v", c.LastActivityAt, c.LastMessageAt)
 		}
 	}
 	c := exchange("Sorry, I do not know.", true) // a miss: the count changes
-	if n := updates(); n != 1 || c.Misses != 1 {
-		t.Fatalf("a missed answer: %d updates, misses %d; want 1 and 1", n, c.Misses)
+	if n, state := updates("any"), updates("state"); n != 4 || state != 1 || c.Misses != 1 {
+		t.Fatalf("a missed answer: %d updates (%d beyond the activity), misses %d; want 4, 1 and 1", n, state, c.Misses)
 	}
 
 	// What is read back is the newest message, whichever way it is read.
 	s.cache.convs.forgetAll()
 	got, err := s.Conversation(ctx, f.conv.ID)
-	if err != nil || got.LastMessage != "Sorry, I do not know." || !got.LastMessageAt.Equal(c.LastMessageAt) || got.Misses != 1 {
+	if err != nil || got.LastMessage != "Sorry, I do not know." || !got.LastMessageAt.Equal(c.LastMessageAt) || got.Misses != 1 ||
+		!got.LastActivityAt.Equal(c.LastMessageAt) {
 		t.Errorf("Conversation = %+v, %v; want the last message %q at %v", got, err, "Sorry, I do not know.", c.LastMessageAt)
 	}
 }

@@ -195,20 +195,29 @@ func (r messageRow) message() domain.Message {
 // before to c), and records the new value, with the number of messages it
 // now holds, for the caches (poll: the message changed its poll state).
 //
-// The last message is not stored on the conversation (see convCols), so
-// most messages — those that change neither mode, waiting, assignee nor
-// the count of misses — write nothing here. The others set only what can
-// have changed: SQLite updates every index on a column an UPDATE sets,
-// whether or not its value changes, and waiting is indexed (the inbox
-// filters on it).
+// The last message is not stored on the conversation (see convCols); its
+// latest activity is (the desk's inbox is ordered by it, migration 0020),
+// so every message that moves it writes one UPDATE, in this write, under
+// the message's own savepoint and commit. It sets only what can have
+// changed: SQLite updates every index on a column an UPDATE sets, whether
+// or not its value changes, and waiting is indexed (the inbox filters on
+// it). Most messages change nothing but the activity (hotTouch), which
+// touches only the indexes keyed on it.
 func (s *Store) saveConversation(before, c domain.Conversation, messages int, poll bool) error {
 	var err error
+	activity := millis(c.LastActivityAt)
 	switch {
-	case c.Mode != before.Mode || c.Waiting != before.Waiting ||
+	case c.Mode != before.Mode || c.Waiting != before.Waiting || !c.WaitingSince.Equal(before.WaitingSince) ||
 		c.AssigneeID != before.AssigneeID || c.AssigneeName != before.AssigneeName:
-		_, err = s.execHot(hotAfterMessage, string(c.Mode), c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.ID)
+		var since any // NULL while it does not wait
+		if c.Waiting {
+			since = millis(c.WaitingSince)
+		}
+		_, err = s.execHot(hotAfterMessage, string(c.Mode), c.Waiting, since, c.Misses, c.AssigneeID, c.AssigneeName, activity, c.ID)
 	case c.Misses != before.Misses:
-		_, err = s.execHot(hotSetMisses, c.Misses, c.ID)
+		_, err = s.execHot(hotSetMisses, c.Misses, activity, c.ID)
+	case !c.LastActivityAt.Equal(before.LastActivityAt):
+		_, err = s.execHot(hotTouch, activity, c.ID)
 	}
 	if err == nil {
 		s.wrote(c, messages, poll)

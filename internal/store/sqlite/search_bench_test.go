@@ -41,7 +41,7 @@ func BenchmarkSearch100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	conv, err := tx.Prepare(`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
-		assignee_id, status) VALUES (?, ?, ?, ?, '', ?, ?, ?, ?)`)
+		assignee_id, status, last_activity_at) VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?)`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func BenchmarkSearch100k(b *testing.B) {
 		case i%10 == 5:
 			mode, assignee = "human", owner
 		}
-		if _, err := conv.Exec(id, ag.ID, acc.ID, secret.VisitorID(), mode, at, assignee, status); err != nil {
+		if _, err := conv.Exec(id, ag.ID, acc.ID, secret.VisitorID(), mode, at, assignee, status, at+1000); err != nil {
 			b.Fatal(err)
 		}
 		for j, text := range []string{fmt.Sprintf("Question number %d about shipping to Chișinău", i), "Delivery is free over 500 lei."} {

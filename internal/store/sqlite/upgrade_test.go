@@ -235,3 +235,70 @@ func TestUpgradeFrom0004(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeFrom0019: migration 0020 gives every conversation its latest
+// activity (its newest message, or its start) and every waiting one the
+// start of its wait (its newest AI or operator message: a visitor's later
+// message does not restart it; its start when it has none), so the desk
+// lists them by activity and the queue longest waiting first at once.
+func TestUpgradeFrom0019(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := migratedTo(t, path, 19)
+	execAll(t, old, slices.Concat([]string{
+		`INSERT INTO accounts (id, email, name, password_hash, monthly_conversations, overage_price_cents, spend_cap_cents, created_at)
+			VALUES ('acc_old', 'old@example.com', 'Old Co', '$2a$old', 100, 0, 0, 1)`,
+		oldOwner[1],
+	}, []string{
+		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, waiting)
+			VALUES ('cv_quiet', 'ag_old', 'acc_old', 'v_1', '', 'ai', 1000, 0),
+			       ('cv_talk', 'ag_old', 'acc_old', 'v_2', '', 'ai', 2000, 0),
+			       ('cv_wait', 'ag_old', 'acc_old', 'v_3', '', 'ai', 4000, 1),
+			       ('cv_wait_empty', 'ag_old', 'acc_old', 'v_4', '', 'ai', 8000, 1)`,
+		`INSERT INTO messages (conversation_id, role, text, text_folded, operator_name, created_at) VALUES
+			('cv_talk', 'visitor', 'Hello', 'hello', '', 3000),
+			('cv_talk', 'ai', 'Hi!', 'hi!', '', 9000),
+			('cv_wait', 'visitor', 'A human, please', 'a human, please', '', 5000),
+			('cv_wait', 'ai', 'A person will answer.', 'a person will answer.', '', 6000),
+			('cv_wait', 'visitor', 'Hello?', 'hello?', '', 7000)`,
+	})...)
+	old.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open after the upgrade: %v", err)
+	}
+	defer s.Close()
+	for id, want := range map[string][2]int64{
+		"cv_quiet": {1000, 0}, "cv_talk": {9000, 0}, "cv_wait": {7000, 6000}, "cv_wait_empty": {8000, 8000},
+	} {
+		c, err := s.Conversation(ctx, id)
+		since := int64(0)
+		if !c.WaitingSince.IsZero() {
+			since = c.WaitingSince.UnixMilli()
+		}
+		if err != nil || c.LastActivityAt.UnixMilli() != want[0] || since != want[1] {
+			t.Errorf("%s: activity %v, waiting since %v (%v); want %d and %d ms", id, c.LastActivityAt, c.WaitingSince, err, want[0], want[1])
+		}
+	}
+	list := func(f store.ConversationFilter) []string {
+		t.Helper()
+		page, err := s.Conversations(ctx, "acc_old", f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range page.Conversations {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	if got, want := list(store.ConversationFilter{Order: store.ByActivity}), []string{"cv_talk", "cv_wait_empty", "cv_wait", "cv_quiet"}; !slices.Equal(got, want) {
+		t.Errorf("by activity: %v, want %v", got, want)
+	}
+	yes := true
+	if got, want := list(store.ConversationFilter{Order: store.ByWaiting, Waiting: &yes}), []string{"cv_wait", "cv_wait_empty"}; !slices.Equal(got, want) {
+		t.Errorf("the queue: %v, want %v", got, want)
+	}
+}

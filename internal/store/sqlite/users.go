@@ -110,10 +110,10 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 		}
 		// Conversations the user was answering go back to the AI and into
 		// the "needs a human" queue, so their visitors are not left waiting
-		// for someone who is gone.
+		// for someone who is gone. Their wait begins now.
 		s.invalidate(cacheEvent{what: forgetConversations})
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'ai', waiting = 1, assignee_id = '', assignee_name = ''
-			WHERE account_id = ? AND assignee_id = ? AND mode = 'human'`, accountID, userID)
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'ai', waiting = 1, waiting_since = ?, assignee_id = '', assignee_name = ''
+			WHERE account_id = ? AND assignee_id = ? AND mode = 'human'`, millis(now()), accountID, userID)
 		return err
 	})
 	if err != nil {

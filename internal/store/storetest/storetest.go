@@ -114,6 +114,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CannedLimitConcurrent", testCannedLimitConcurrent},
 		{"Notes", testNotes},
 		{"Offline", testOffline},
+		{"ActivityOrder", testActivityOrder},
+		{"ActivityPaging", testActivityPaging},
+		{"WaitingSince", testWaitingSince},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
