@@ -106,13 +106,18 @@ func dashboardUsers(t *testing.T, s *stack) (owner, operator domain.User) {
 }
 
 // settle waits for a condition across page loads (form posts redirect):
-// unlike page.wait, a navigation in between is not an error.
+// unlike page.wait, a navigation in between is not an error. It also waits
+// for the page to have loaded and its live regions to be done refreshing
+// (app.js marks them aria-busy until the first catch-up is in): a click
+// on a button that a refresh is replacing is lost.
+const settled = `document.readyState == 'complete' && !document.querySelector('[data-live][aria-busy]')`
+
 func settle(p *page, what, js string) {
 	p.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+js+`)`))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+js+`) && `+settled))
 		cancel()
 		if err == nil && ok {
 			return

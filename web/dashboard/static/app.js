@@ -4,12 +4,19 @@
 'use strict';
 
 // Re-fetch a live region's HTML when its event stream says "change".
+// The region is aria-busy while a refresh is under way, and from the
+// start until the first one (the catch-up when the stream opens) is done
+// or the stream fails: a swap replaces the region's nodes, and a click
+// that lands on a button as it is replaced is lost (assistive technology
+// and the browser tests wait for the region to settle).
 function live(el) {
   const url = el.dataset.live;
   let busy = false, again = false;
+  el.setAttribute('aria-busy', 'true');
   async function refresh() {
     if (busy) { again = true; return; }
     busy = true;
+    el.setAttribute('aria-busy', 'true');
     try {
       const res = await fetch(url, {credentials: 'same-origin', headers: {'Accept': 'text/html'}});
       if (res.ok) {
@@ -21,7 +28,8 @@ function live(el) {
       }
     } catch (e) { /* offline: the next event or reconnect retries */ }
     busy = false;
-    if (again) { again = false; refresh(); }
+    if (again) { again = false; refresh(); return; }
+    el.removeAttribute('aria-busy');
     // "Visitor is typing…" goes stale without an event: look again then.
     clearTimeout(stale);
     if (el.querySelector('[data-typing]')) stale = setTimeout(refresh, 6500);
@@ -30,6 +38,7 @@ function live(el) {
   const es = new EventSource(el.dataset.events);
   es.addEventListener('change', refresh);
   es.addEventListener('open', refresh); // catch up after a reconnect
+  es.addEventListener('error', () => { if (!busy) el.removeAttribute('aria-busy'); });
 }
 
 // What a screen reader should hear after a refresh of a conversation:
