@@ -53,7 +53,7 @@ func TestDeskFilterPlans(t *testing.T) {
 			f := tt.f
 			f.Before = before
 			for _, f := range arms(f) {
-				query, args, err := s.conversationsQuery(t.Context(), "a", f)
+				query, args, err := s.conversationsQuery("a", f)
 				if err != nil {
 					t.Fatal(err)
 				}
