@@ -23,9 +23,9 @@ import (
 // Store is a store.Store backed by a PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
-	// searchCap is searchCandidates; a test lowers it to take the
-	// search's other way (search.go).
-	searchCap int
+	// searchWalk is the search's walk (search.go); a test sets it to
+	// take one way alone.
+	searchWalk int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -60,7 +60,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, searchCap: searchCandidates}, nil
+	return &Store{pool: pool, searchWalk: searchWalk}, nil
 }
 
 // redacted names the server and database without the credentials, for
