@@ -133,15 +133,25 @@ func walkQuery(accountID string, f store.ConversationFilter, low, below int64) (
 }
 
 // indexQuery is the index's query: up to want conversations of f's
-// list whose newest match is below low, newest first. Grouped over all of
-// a conversation's matches, so that one with a match in the walk or at or
-// above the cursor is left out.
+// list whose newest match is below low, newest first. The matches are
+// grouped by conversation first, over all of a conversation's matches (so
+// that one with a match in the walk or at or above the cursor is left
+// out), sorted, and only then each checked against the list, down
+// conversations_pkey, until want are found: joined before, PostgreSQL
+// hashed every conversation of the list (30 ms at 100,000) to check the
+// matches of a common term. OFFSET 0 keeps the check out of the grouping
+// (PostgreSQL pushes no condition into a subquery with an OFFSET), and
+// as a scalar subquery it cannot become a join.
 func indexQuery(accountID string, f store.ConversationFilter, low int64, want int) (string, queryArgs) {
 	var args queryArgs
-	return `SELECT max(m.seq) AS hit, m.conversation_id, true FROM messages m
-		WHERE ` + like("m.text_folded", f.Search, args.add) + ` AND ` + inList(accountID, f, args.add) + `
-		GROUP BY m.conversation_id HAVING max(m.seq) < ` + args.add(low) + `
-		ORDER BY hit DESC LIMIT ` + args.add(want), args
+	return `SELECT hit, conversation_id, true FROM (
+			SELECT max(m.seq) AS hit, m.conversation_id FROM messages m
+			WHERE ` + like("m.text_folded", f.Search, args.add) + `
+			GROUP BY m.conversation_id HAVING max(m.seq) < ` + args.add(low) + `
+			ORDER BY hit DESC OFFSET 0) AS g
+		WHERE (SELECT true FROM conversations WHERE conversations.id = g.conversation_id AND ` +
+		strings.Join(listWhere(accountID, f, args.add), " AND ") + `)
+		LIMIT ` + args.add(want), args
 }
 
 // shortMatches reads the matches of f's search, shorter than a trigram,

@@ -33,7 +33,8 @@ func TestSearchBothWays(t *testing.T) {
 
 // TestSearchPlans: the walk reads the messages down the primary key,
 // newest first, without a sort, its conversations by key; the index's
-// step finds its matches through the pg_trgm index (with sequential
+// step finds its matches through the pg_trgm index and checks their
+// conversations by key, not by a join (with sequential
 // scans off: at a test's few thousand rows a scan is what the planner
 // rightly takes; docs/benchmarks.md has the plans at 100,000).
 func TestSearchPlans(t *testing.T) {
@@ -91,7 +92,8 @@ func TestSearchPlans(t *testing.T) {
 		}
 	}
 	q, args := indexQuery("acc", store.ConversationFilter{Search: "question 4242 ", Status: "open"}, 4000, 51)
-	if p := plan(q, args, "off"); !strings.Contains(p, "Bitmap Index Scan on messages_text_trgm") {
-		t.Errorf("the index's step: plan %q; want the pg_trgm index's matches", p)
+	if p := plan(q, args, "off"); !strings.Contains(p, "Bitmap Index Scan on messages_text_trgm") ||
+		!strings.Contains(p, "conversations_pkey") || strings.Contains(p, "Join") {
+		t.Errorf("the index's step: plan %q; want the pg_trgm index's matches, their conversations by key", p)
 	}
 }
