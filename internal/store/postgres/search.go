@@ -82,12 +82,6 @@ func like(col, q string, arg func(any) string) string {
 	return col + ` LIKE ` + arg(containsPattern(q)) + ` ESCAPE E'\\'`
 }
 
-// inList is the condition that message m's conversation is in f's list.
-func inList(accountID string, f store.ConversationFilter, arg func(any) string) string {
-	return `EXISTS (SELECT 1 FROM conversations WHERE conversations.id = m.conversation_id AND ` +
-		strings.Join(listWhere(accountID, f, arg), " AND ") + `)`
-}
-
 // indexMatches reads f's matches below seq below into found, newest
 // first: the walk, then the index (see searchWalk).
 func (s *Store) indexMatches(ctx context.Context, accountID string, f store.ConversationFilter, below int64, found *store.Matches) error {
@@ -102,22 +96,39 @@ func (s *Store) indexMatches(ctx context.Context, accountID string, f store.Conv
 		} else if err != nil {
 			return dbErr(err)
 		}
-		query, args := walkQuery(accountID, f, low, below)
-		if err := s.readMatches(ctx, found, query, args); err != nil || found.Full() || low == 0 {
-			return err
+		// In chunks, so that a common term's page is read from the first
+		// few hundred matches, not all of the walk's.
+		for upper := below; ; {
+			query, args := walkQuery(accountID, f, low, upper, below, s.walkChunk)
+			n, last, err := s.readMatches(ctx, found, query, args)
+			if err != nil || found.Full() {
+				return err
+			}
+			if n < s.walkChunk {
+				break
+			}
+			upper = last
+		}
+		if low == 0 {
+			return nil
 		}
 	}
 	query, args := indexQuery(accountID, f, low, f.PageSize()+1-found.Len())
-	return s.readMatches(ctx, found, query, args)
+	_, _, err := s.readMatches(ctx, found, query, args)
+	return err
 }
 
-// walkQuery is the walk's query: f's matches in [low, below), newest
-// first, each with whether it counts. Whether it does is worked out per
+// walkChunk is how many matches a query of the walk returns at most.
+const walkChunk = 500
+
+// walkQuery is a query of the walk: up to chunk of f's matches in
+// [low, upper), newest first, each with whether it counts (below is the
+// page's cursor). Whether it does is worked out per
 // match by scalar subqueries in the select list, down conversations_pkey
 // and messages_conversation: as EXISTS, PostgreSQL may hash all the list's
 // conversations (or all the messages above the cursor) for the few
 // thousand matches instead.
-func walkQuery(accountID string, f store.ConversationFilter, low, below int64) (string, queryArgs) {
+func walkQuery(accountID string, f store.ConversationFilter, low, upper, below int64, chunk int) (string, queryArgs) {
 	var args queryArgs
 	query := `SELECT m.seq, m.conversation_id, coalesce((SELECT true FROM conversations WHERE conversations.id = m.conversation_id AND ` +
 		strings.Join(listWhere(accountID, f, args.add), " AND ") + `), false)`
@@ -128,8 +139,8 @@ func walkQuery(accountID string, f store.ConversationFilter, low, below int64) (
 			AND n.seq >= ` + args.add(below) + ` AND ` + like("n.text_folded", f.Search, args.add) + ` LIMIT 1) IS NULL`
 	}
 	return query + ` FROM messages m
-		WHERE m.seq >= ` + args.add(low) + ` AND m.seq < ` + args.add(below) + ` AND ` + like("m.text_folded", f.Search, args.add) + `
-		ORDER BY m.seq DESC`, args
+		WHERE m.seq >= ` + args.add(low) + ` AND m.seq < ` + args.add(upper) + ` AND ` + like("m.text_folded", f.Search, args.add) + `
+		ORDER BY m.seq DESC LIMIT ` + args.add(chunk), args
 }
 
 // indexQuery is the index's query: up to want conversations of f's
@@ -180,33 +191,34 @@ func (s *Store) shortMatches(ctx context.Context, accountID string, f store.Conv
 	} else {
 		window = `SELECT id FROM ` + arm("") + ` AS w`
 	}
-	return s.readMatches(ctx, found, `SELECT max(m.seq) AS hit, m.conversation_id, true FROM messages m
+	_, _, err := s.readMatches(ctx, found, `SELECT max(m.seq) AS hit, m.conversation_id, true FROM messages m
 		WHERE m.conversation_id = ANY (ARRAY(`+window+`)) AND `+like("m.text_folded", f.Search, args.add)+`
 		GROUP BY m.conversation_id HAVING max(m.seq) < `+args.add(below)+`
 		ORDER BY hit DESC LIMIT `+args.add(f.PageSize()+1), args)
+	return err
 }
 
 // readMatches runs query, which selects a matching message's seq, its
 // conversation and whether it counts, newest first, into found until it
-// is full.
-func (s *Store) readMatches(ctx context.Context, found *store.Matches, query string, args queryArgs) error {
+// is full, and says how many rows it read and the last one's seq.
+func (s *Store) readMatches(ctx context.Context, found *store.Matches, query string, args queryArgs) (n int, last int64, err error) {
 	rows, err := s.pool.Query(ctx, query, append([]any{searchPlanned}, args...)...)
 	if err != nil {
-		return dbErr(err)
+		return 0, 0, dbErr(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var seq int64
 		var id string
 		var counts bool
-		if err := rows.Scan(&seq, &id, &counts); err != nil {
-			return dbErr(err)
+		if err := rows.Scan(&last, &id, &counts); err != nil {
+			return n, last, dbErr(err)
 		}
-		if counts && found.Add(seq, id) {
-			return nil
+		n++
+		if counts && found.Add(last, id) {
+			return n, last, nil
 		}
 	}
-	return dbErr(rows.Err())
+	return n, last, dbErr(rows.Err())
 }
 
 // searchPlanned runs a search's queries as unnamed statements, which

@@ -11,20 +11,21 @@ import (
 
 // TestSearchBothWays runs the search's contract with the walk reading
 // every message and with the index alone, so each way is checked on its
-// own whatever searchWalk is, and with a walk of one message, which
-// leaves most pages to the index.
+// own whatever searchWalk is, with a walk of one message, which leaves
+// most pages to the index, and with a short walk read two matches at a
+// time.
 func TestSearchBothWays(t *testing.T) {
 	t.Parallel()
 	serverURL(t)
 	for _, tt := range []struct {
-		name string
-		walk int
-	}{{"Walk", 1 << 30}, {"Index", 0}, {"Both", 1}} {
+		name        string
+		walk, chunk int
+	}{{"Walk", 1 << 30, walkChunk}, {"Index", 0, walkChunk}, {"Both", 1, walkChunk}, {"Chunks", 5, 2}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			storetest.RunSearch(t, func(t *testing.T) store.Store {
 				s := open(t, emptyStoreURL(t))
-				s.searchWalk = tt.walk
+				s.searchWalk, s.walkChunk = tt.walk, tt.chunk
 				return s
 			})
 		})
@@ -84,7 +85,7 @@ func TestSearchPlans(t *testing.T) {
 	}
 	f := store.ConversationFilter{Search: "shipping", Status: "open"}
 	for _, below := range []int64{math.MaxInt64, 4000} {
-		q, args := walkQuery("acc", f, min(below, 5001)-searchWalk, below)
+		q, args := walkQuery("acc", f, min(below, 5001)-searchWalk, below, below, walkChunk)
 		if p := plan(q, args, "on"); !strings.Contains(p, "Index Scan Backward using messages_pkey on messages m") ||
 			!strings.Contains(p, "conversations_pkey") || strings.Contains(p, "Sort") || strings.Contains(p, "Join") ||
 			below != math.MaxInt64 && !strings.Contains(p, "messages_conversation on messages n") {
