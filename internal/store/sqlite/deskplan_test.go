@@ -77,7 +77,3 @@ func arms(f store.ConversationFilter) []store.ConversationFilter {
 	open.Status, resolved.Status = domain.StatusOpen, domain.StatusResolved
 	return []store.ConversationFilter{open, resolved}
 }
-
-// inboxOrder is the desk's list's order, in which the search's plans are
-// checked too (search_test.go).
-var _, inboxOrder = orderBy(store.ByActivity)
