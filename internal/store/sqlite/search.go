@@ -144,13 +144,15 @@ type matchQuery struct {
 // on a later page, has no match at or above the cursor.
 func matchQueries(q string, where []string, args []any, below int64) [2]matchQuery {
 	pattern := containsPattern(q)
-	cond := `EXISTS (SELECT 1 FROM conversations WHERE conversations.id = m.conversation_id AND ` + strings.Join(where, " AND ") + `)`
-	condArgs := slices.Clone(args)
+	where, condArgs := slices.Clone(where), slices.Clone(args)
 	if below != math.MaxInt64 {
-		cond += ` AND NOT EXISTS (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id
-			AND n.seq >= ? AND n.text_folded LIKE ? ESCAPE '` + likeEscape + `')`
+		// Inside the conversation's check, so that it runs only for the
+		// list's conversations.
+		where = append(where, `NOT EXISTS (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id
+			AND n.seq >= ? AND n.text_folded LIKE ? ESCAPE '`+likeEscape+`')`)
 		condArgs = append(condArgs, below, pattern)
 	}
+	cond := `EXISTS (SELECT 1 FROM conversations WHERE conversations.id = m.conversation_id AND ` + strings.Join(where, " AND ") + `)`
 	return [2]matchQuery{{
 		query: `SELECT m.seq, m.conversation_id FROM messages m
 			WHERE m.seq > (SELECT indexed_seq FROM message_search_state) AND m.seq < ?
