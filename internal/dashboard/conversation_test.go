@@ -83,6 +83,13 @@ func TestInbox(t *testing.T) {
 	if p := b.get("/inbox?q=ope"); strings.Contains(p.body, `id="short-search"`) {
 		t.Errorf("a three-character search says it is bounded")
 	}
+	// A search says what its results are ordered by; the list does not.
+	if p := b.get("/inbox?q=ope"); !strings.Contains(p.body, `id="search-order"`) || !strings.Contains(p.body, "ordered by their newest matching message") {
+		t.Errorf("a search does not say its order")
+	}
+	if p := b.get("/inbox"); strings.Contains(p.body, `id="search-order"`) {
+		t.Errorf("the list without a search says the search's order")
+	}
 }
 
 func contains(xs []string, x string) bool {

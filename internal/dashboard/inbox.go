@@ -63,7 +63,8 @@ func status(c domain.Conversation) string {
 const maxPinned = 20
 
 // Inbox lists the account's conversations, latest activity first (the
-// waiting ones longest waiting first), filtered and paged. With ?partial=1
+// waiting ones longest waiting first; a search's results by their newest
+// matching message, store.ByMatch), filtered and paged. With ?partial=1
 // it renders only the rows, for live updates (?open=ID marks the
 // conversation open beside them).
 func (d *Dashboard) Inbox(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +107,9 @@ func (d *Dashboard) inboxList(r *http.Request, open string) (inboxData, error) {
 	data.View = inboxView(q.Get("view"), u.ID, &f)
 	// The list goes by latest activity, so a new message brings its
 	// conversation to the top; the queue of those waiting for a human goes
-	// longest waiting first.
+	// longest waiting first. A search's page goes by each conversation's
+	// newest matching message whatever the order (this one picks only a
+	// short search's window: store.ConversationFilter.PageOrder).
 	f.Order = store.ByActivity
 	if f.Waiting != nil {
 		f.Order = store.ByWaiting

@@ -11,22 +11,28 @@ import (
 // Cursor is the position after the last conversation of a page: where
 // Conversations goes on with ConversationFilter.Before. Both stores page on
 // the keyset (At, ID) of the cursor's Order: (created_at, id),
-// (last_activity_at, id) or (waiting_since, id).
+// (last_activity_at, id) or (waiting_since, id); a search's (ByMatch) on
+// Seq, the conversation's newest matching message.
 type Cursor struct {
 	Order Order
-	At    time.Time // the order's time, at the stores' precision, UTC
+	At    time.Time // the order's time, at the stores' precision, UTC; zero in ByMatch
+	Seq   int64     // ByMatch only: the page's last newest match (a message's seq, > 0)
 	ID    string
 }
 
 // orderTags name an order in a cursor. ByCreated has none, so that the
 // cursors made before the other orders existed ("millis:id") stay valid.
-var orderTags = map[Order]string{ByCreated: "", ByActivity: "a", ByWaiting: "w"}
+var orderTags = map[Order]string{ByCreated: "", ByActivity: "a", ByWaiting: "w", ByMatch: "m"}
 
 // Encode makes the opaque Next string: base64url of the order's tag and
-// "millis:id". Clients must not rely on its shape; it only has to come back
-// unchanged.
+// "millis:id" ("seq:id" in ByMatch). Clients must not rely on its shape;
+// it only has to come back unchanged.
 func (c Cursor) Encode() string {
-	return base64.RawURLEncoding.EncodeToString([]byte(orderTags[c.Order] + strconv.FormatInt(c.At.UnixMilli(), 10) + ":" + c.ID))
+	n := c.At.UnixMilli()
+	if c.Order == ByMatch {
+		n = c.Seq
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(orderTags[c.Order] + strconv.FormatInt(n, 10) + ":" + c.ID))
 }
 
 // DecodeCursor returns ErrBadCursor for anything Encode cannot have made,
@@ -54,8 +60,18 @@ func DecodeCursor(s string) (Cursor, error) {
 	if err != nil {
 		return Cursor{}, ErrBadCursor
 	}
+	if !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return Cursor{}, ErrBadCursor
+	}
+	if c.Order == ByMatch {
+		if n <= 0 {
+			return Cursor{}, ErrBadCursor
+		}
+		c.Seq, c.ID = n, id
+		return c, nil
+	}
 	t := time.UnixMilli(n).UTC()
-	if t.Year() < 1 || t.Year() > 9999 || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+	if t.Year() < 1 || t.Year() > 9999 {
 		return Cursor{}, ErrBadCursor
 	}
 	c.At, c.ID = t, id
@@ -63,8 +79,9 @@ func DecodeCursor(s string) (Cursor, error) {
 }
 
 // PageCursor decodes f.Before for a store: nil on the first page, and
-// ErrBadCursor for a cursor of another order than f's (a link kept from a
-// list in another order), as for one the store cannot have made.
+// ErrBadCursor for a cursor of another order than f's page (a link kept
+// from a list in another order, or from the list without the search), as
+// for one the store cannot have made.
 func (f ConversationFilter) PageCursor() (*Cursor, error) {
 	if f.Before == "" {
 		return nil, nil
@@ -73,7 +90,7 @@ func (f ConversationFilter) PageCursor() (*Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Order != f.Order {
+	if c.Order != f.PageOrder() {
 		return nil, ErrBadCursor
 	}
 	return &c, nil

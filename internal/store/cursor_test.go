@@ -13,6 +13,7 @@ func TestCursorRoundTrip(t *testing.T) {
 		{At: time.UnixMilli(0).UTC(), ID: "cv_0"},
 		{Order: ByActivity, At: time.UnixMilli(1741608000123).UTC(), ID: "cv_a"},
 		{Order: ByWaiting, At: time.UnixMilli(-1).UTC(), ID: "cv_w"},
+		{Order: ByMatch, Seq: 1 << 40, ID: "cv_m"},
 	} {
 		if got, err := DecodeCursor(c.Encode()); err != nil || got != c {
 			t.Errorf("round trip of %+v = %+v, %v", c, got, err)
@@ -31,6 +32,8 @@ func TestBadCursors(t *testing.T) {
 		Cursor{At: time.UnixMilli(0).UTC(), ID: "cv_\x00"}.Encode(),
 		Cursor{At: time.UnixMilli(0).UTC(), ID: "cv_\xff"}.Encode(),
 		Cursor{At: time.UnixMilli(0).UTC()}.Encode(), // no id
+		Cursor{Order: ByMatch, Seq: 0, ID: "cv_m"}.Encode(),
+		Cursor{Order: ByMatch, Seq: -5, ID: "cv_m"}.Encode(),
 	}
 	for _, s := range bad {
 		if _, err := DecodeCursor(s); !errors.Is(err, ErrBadCursor) {
@@ -54,6 +57,20 @@ func TestCursorOrder(t *testing.T) {
 	}
 	if c, err := (ConversationFilter{Before: activity, Order: ByActivity}).PageCursor(); err != nil || c.ID != "cv_1" {
 		t.Errorf("an activity cursor on its order: %+v, %v", c, err)
+	}
+	// A search pages in match order, whatever the list's order.
+	match := MatchNext(42, "cv_2")
+	if c, err := (ConversationFilter{Before: match, Search: "x", Order: ByActivity}).PageCursor(); err != nil || c.Seq != 42 {
+		t.Errorf("a match cursor on a search: %+v, %v", c, err)
+	}
+	if _, err := (ConversationFilter{Before: activity, Search: "x", Order: ByActivity}).PageCursor(); !errors.Is(err, ErrBadCursor) {
+		t.Errorf("an activity cursor on a search: %v, want ErrBadCursor", err)
+	}
+	if _, err := (ConversationFilter{Before: match, Order: ByActivity}).PageCursor(); !errors.Is(err, ErrBadCursor) {
+		t.Errorf("a match cursor without the search: %v, want ErrBadCursor", err)
+	}
+	if err := (ConversationFilter{Order: ByMatch, Search: "x"}).Check(); err == nil {
+		t.Error("ByMatch as a filter's order: no error")
 	}
 	if c, err := (ConversationFilter{}).PageCursor(); c != nil || err != nil {
 		t.Errorf("no cursor: %+v, %v", c, err)

@@ -22,11 +22,32 @@ const (
 	// ByWaiting: longest waiting first (waiting_since, oldest first): the
 	// queue of conversations waiting for a human. Only with Waiting true.
 	ByWaiting
+	// ByMatch: a search's order, the newest matching message first (by
+	// its seq). Not a filter's Order: a filter with a Search pages in it
+	// whatever its Order, which then picks only a short search's window
+	// (PageOrder; docs/store.md "The inbox search").
+	ByMatch
 )
 
-// Check refuses an order the stores cannot page: an unknown one, or
-// ByWaiting without the Waiting filter (a conversation that does not wait
-// has no waiting_since).
+// PageOrder is the order f's pages come in: ByMatch with a search, else
+// f.Order.
+func (f ConversationFilter) PageOrder() Order {
+	if f.Search != "" {
+		return ByMatch
+	}
+	return f.Order
+}
+
+// MatchNext is the cursor after a search's page whose last conversation
+// is id, with its newest matching message seq.
+func MatchNext(seq int64, id string) string {
+	return Cursor{Order: ByMatch, Seq: seq, ID: id}.Encode()
+}
+
+// Check refuses an order the stores cannot page: an unknown one (ByMatch
+// too: a search orders by it, a filter does not name it), or ByWaiting
+// without the Waiting filter (a conversation that does not wait has no
+// waiting_since).
 func (f ConversationFilter) Check() error {
 	switch f.Order {
 	case ByCreated, ByActivity:
@@ -61,9 +82,10 @@ func (o Order) Next(c domain.Conversation) string {
 // in that order (each would be one more entry for every message to move,
 // docs/benchmarks.md), so the open and the resolved conversations are
 // read down their index each, up to a page, and merged. Any other filter
-// is list's alone.
+// is list's alone, and so is a search: its page is in match order, which
+// the stores read whatever the status.
 func EveryStatus(f ConversationFilter, list func(ConversationFilter) (ConversationPage, error)) (ConversationPage, error) {
-	if f.Status != "" || f.Order != ByActivity {
+	if f.Status != "" || f.Order != ByActivity || f.Search != "" {
 		return list(f)
 	}
 	if err := f.Check(); err != nil {
@@ -106,4 +128,74 @@ func laterActivity(a, b domain.Conversation) bool {
 		return a.LastActivityAt.After(b.LastActivityAt)
 	}
 	return a.ID > b.ID
+}
+
+// Matches gathers a search's page from matching messages read newest
+// first: each conversation once, at its first (newest) match, up to want
+// of them. The stores read the matches in that order and stop when it is
+// Full.
+type Matches struct {
+	want int
+	seen map[string]bool
+	list []Match
+}
+
+// Match is a conversation a search found, with its newest matching
+// message.
+type Match struct {
+	Seq            int64
+	ConversationID string
+}
+
+// NewMatches gathers up to want conversations.
+func NewMatches(want int) *Matches {
+	return &Matches{want: want, seen: map[string]bool{}}
+}
+
+// Add takes the match seq of conversation id unless the conversation has
+// one already (a newer one: they come newest first), and reports whether
+// the page is full.
+func (m *Matches) Add(seq int64, id string) bool {
+	if !m.seen[id] && len(m.list) < m.want {
+		m.seen[id] = true
+		m.list = append(m.list, Match{Seq: seq, ConversationID: id})
+	}
+	return m.Full()
+}
+
+// Full reports whether want conversations were found.
+func (m *Matches) Full() bool { return len(m.list) >= m.want }
+
+// Len is how many conversations were found.
+func (m *Matches) Len() int { return len(m.list) }
+
+// IDs are the conversations found, newest match first.
+func (m *Matches) IDs() []string {
+	ids := make([]string, len(m.list))
+	for i, x := range m.list {
+		ids[i] = x.ConversationID
+	}
+	return ids
+}
+
+// Page is the search's page of up to limit conversations, in match
+// order, from convs (the found ones, read by id; one deleted meanwhile is
+// left out), and the cursor after it when more were found.
+func (m *Matches) Page(convs []domain.Conversation, limit int) ConversationPage {
+	byID := make(map[string]domain.Conversation, len(convs))
+	for _, c := range convs {
+		byID[c.ID] = c
+	}
+	page := ConversationPage{Conversations: []domain.Conversation{}}
+	var last Match
+	for _, x := range m.list[:min(limit, len(m.list))] {
+		if c, ok := byID[x.ConversationID]; ok {
+			page.Conversations = append(page.Conversations, c)
+		}
+		last = x
+	}
+	if len(m.list) > limit {
+		page.Next = MatchNext(last.Seq, last.ConversationID)
+	}
+	return page
 }

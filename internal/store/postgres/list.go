@@ -28,14 +28,19 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 }
 
 func (s *Store) conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	query, args, err := s.conversationsQuery(ctx, accountID, f)
+	if f.Search != "" {
+		page, err := s.searchConversations(ctx, accountID, f)
+		if err != nil {
+			return store.ConversationPage{}, fmt.Errorf("conversations: %w", err)
+		}
+		return page, nil
+	}
+	query, args, err := s.conversationsQuery(accountID, f)
 	if err != nil {
 		return store.ConversationPage{}, err
 	}
-	rows, _ := s.pool.Query(ctx, query, searchArgs(f.Search, args)...)
-	convs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
-		return scanConversation(row)
-	})
+	rows, _ := s.pool.Query(ctx, query, args...)
+	convs, err := collectConversations(rows)
 	if err != nil {
 		return store.ConversationPage{}, fmt.Errorf("conversations: %w", dbErr(err))
 	}
@@ -47,9 +52,16 @@ func (s *Store) conversations(ctx context.Context, accountID string, f store.Con
 	return page, nil
 }
 
+// collectConversations reads rows of convCols.
+func collectConversations(rows pgx.Rows) ([]domain.Conversation, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Conversation, error) {
+		return scanConversation(row)
+	})
+}
+
 // conversationsQuery is the query of a page of f, one row more than the
 // page (it tells whether another page follows).
-func (s *Store) conversationsQuery(ctx context.Context, accountID string, f store.ConversationFilter) (string, []any, error) {
+func (s *Store) conversationsQuery(accountID string, f store.ConversationFilter) (string, []any, error) {
 	if err := f.Check(); err != nil {
 		return "", nil, err
 	}
@@ -58,12 +70,35 @@ func (s *Store) conversationsQuery(ctx context.Context, accountID string, f stor
 		return "", nil, err
 	}
 	limit := f.PageSize()
-	var args []any
-	// arg adds a query argument and returns its placeholder.
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+	var args queryArgs
+	where := listWhere(accountID, f, args.add)
+	key, order := orderBy(f.Order)
+	if cur != nil {
+		cmp := "<"
+		if f.Order == store.ByWaiting {
+			cmp = ">"
+		}
+		where = append(where, "("+key+", id) "+cmp+" ("+args.add(cur.At)+"::timestamptz, "+args.add(cur.ID)+")")
 	}
+	return `SELECT ` + convCols + ` FROM conversations
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ` + order + `
+		LIMIT ` + args.add(limit+1), args, nil
+}
+
+// queryArgs are a query's arguments.
+type queryArgs []any
+
+// add adds an argument and returns its placeholder.
+func (a *queryArgs) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// listWhere is the list f selects (without its page's cursor or search):
+// conditions on the conversations' columns, unqualified, with their
+// arguments added by arg.
+func listWhere(accountID string, f store.ConversationFilter, arg func(any) string) []string {
 	where := []string{"account_id = " + arg(accountID)}
 	if f.AgentID != "" {
 		where = append(where, "agent_id = "+arg(f.AgentID))
@@ -92,27 +127,7 @@ func (s *Store) conversationsQuery(ctx context.Context, accountID string, f stor
 			where = append(where, "assignee_id <> ''")
 		}
 	}
-	view := len(where)
-	key, order := orderBy(f.Order)
-	if cur != nil {
-		cmp := "<"
-		if f.Order == store.ByWaiting {
-			cmp = ">"
-		}
-		where = append(where, "("+key+", id) "+cmp+" ("+arg(cur.At)+"::timestamptz, "+arg(cur.ID)+")")
-	}
-	if f.Search != "" {
-		cond, err := s.searchCondition(ctx, f.Search, searchScope{where: where, view: view, args: args, arg: arg,
-			order: order, limit: limit + 1})
-		if err != nil {
-			return "", nil, fmt.Errorf("conversations: %w", err)
-		}
-		where = append(where, cond)
-	}
-	return `SELECT ` + convCols + ` FROM conversations
-		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY ` + order + `
-		LIMIT ` + arg(limit+1), args, nil
+	return where
 }
 
 // orderBy is the column an order pages on and its ORDER BY: newest first

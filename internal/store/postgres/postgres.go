@@ -23,9 +23,10 @@ import (
 // Store is a store.Store backed by a PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
-	// searchCap is searchCandidates; a test lowers it to take the
-	// search's other way (search.go).
-	searchCap int
+	// searchWalk and walkChunk are the search's walk and its queries'
+	// size (search.go); a test sets them to take one way alone, or to
+	// walk in many chunks.
+	searchWalk, walkChunk int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -60,7 +61,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, searchCap: searchCandidates}, nil
+	return &Store{pool: pool, searchWalk: searchWalk, walkChunk: walkChunk}, nil
 }
 
 // redacted names the server and database without the credentials, for

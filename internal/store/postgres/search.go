@@ -2,12 +2,13 @@ package postgres
 
 import (
 	"context"
-	"slices"
-	"strconv"
+	"errors"
+	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -22,91 +23,202 @@ import (
 func fold(s string) string            { return store.Fold(s) }
 func containsPattern(q string) string { return store.ContainsPattern(q) }
 
-// The inbox search has two ways to find a page of matching conversations
-// of three characters or more, and searchCondition picks one per query
-// (the planner cannot: it does not know how many messages a LIKE '%…%'
-// matches, and took the ordered scan for a term in a thousand old
-// messages, half a second at 100,000 conversations; docs/benchmarks.md):
+// A search's page is in match order (store.ByMatch): the conversations
+// by their newest matching message, newest first; the SQLite store's
+// search.go says how a later page goes on from the cursor. The pg_trgm
+// index finds matches in no order, so the page is read in two steps:
 //
-//   - the candidates: the pg_trgm index's matches (migration 0018), looked
-//     up by the conversations' key; the page is the newest of them. The
-//     cost grows with the number of matching messages, not with the
-//     account's conversations.
-//   - the scan: the list's ordered walk of the conversations with an
-//     EXISTS over each one's messages, which stops at the page's end. A
-//     term that is common in the list fills a page after a few
-//     conversations; a rare one would read the whole list.
+//   - the walk: the newest searchWalk messages below the cursor, down the
+//     primary key (seq), each matched and its conversation checked, in
+//     the page's order. A term common among the recent messages of the
+//     list fills the page here, however many messages it is in.
+//   - the index: when the walk left the page short, every match below
+//     it, found through the index, grouped by conversation, those whose
+//     newest match is below the walk newest first. It costs the number of
+//     matches: a few for a rare term, and for a common one that the walk
+//     did not find, the matches of old conversations (docs/benchmarks.md).
 //
-// It counts the matching messages through the index, at most
-// searchCandidates+1 of them: no more than that, it takes the candidates.
-// More, it probes the scan on the list's newest searchProbe conversations
-// (after the page's cursor): when they hold a page of matches, or are all
-// the list has left, the scan costs no more than the probe did; else the
-// matches lie among older conversations (or in other accounts), and the
-// candidates are cheaper than a walk through all of them. The SQLite
-// store decides the same way.
-const (
-	searchCandidates = 5000
-	searchProbe      = 2000
-)
+// Neither step alone is fast for every term: the walk reads every message
+// for a rare one, the index every match for a common one.
+const searchWalk = 4000
 
-// searchScope is the list a search looks through: its conditions, the
-// first view of them without the page's cursor, with their arguments so
-// far and arg to add one (it returns the placeholder); order and page size.
-type searchScope struct {
-	where []string
-	view  int
-	args  []any
-	arg   func(any) string
-	order string
-	limit int
-}
-
-// searchCondition returns the condition on conversations that keeps those
-// within sc with a message containing q.
-func (s *Store) searchCondition(ctx context.Context, q string, sc searchScope) (string, error) {
-	// E'\\' is one backslash however standard_conforming_strings is set.
-	like := func() string { return `LIKE ` + sc.arg(containsPattern(q)) + ` ESCAPE E'\\'` }
-	scan := func() string {
-		return `EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = conversations.id AND m.text_folded ` + like() + `)`
+// searchConversations is the page of f, which has a search.
+func (s *Store) searchConversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
+	if err := f.Check(); err != nil {
+		return store.ConversationPage{}, err
 	}
-	if store.ShortSearch(q) {
-		// No trigram to look up: the scan, within the window of the list's
-		// newest conversations (whatever page this is), taken first (an
-		// InitPlan) and looked up by key; as a plain IN the planner walked
-		// the whole list when nothing matched. The list's placeholders
-		// are used a second time, with the same values.
-		window := `id = ANY (ARRAY(SELECT id FROM conversations WHERE ` + strings.Join(sc.where[:sc.view], " AND ") +
-			` ORDER BY ` + sc.order + ` LIMIT ` + sc.arg(store.ShortSearchWindow) + `))`
-		return window + ` AND ` + scan(), nil
-	}
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages
-		WHERE text_folded LIKE $1 ESCAPE E'\\' LIMIT $2) AS hits`, searchPlanned, containsPattern(q), s.searchCap+1).Scan(&n)
+	cur, err := f.PageCursor()
 	if err != nil {
-		return "", dbErr(err)
+		return store.ConversationPage{}, err
 	}
-	if n > s.searchCap {
-		scanned, hits, err := s.probeScan(ctx, q, sc)
-		if err != nil {
-			return "", err
-		}
-		if hits >= sc.limit || scanned < searchProbe {
-			return scan(), nil
+	below := int64(math.MaxInt64)
+	if cur != nil {
+		below = cur.Seq
+	}
+	limit := f.PageSize()
+	found := store.NewMatches(limit + 1)
+	if store.ShortSearch(f.Search) {
+		err = s.shortMatches(ctx, accountID, f, below, found)
+	} else {
+		err = s.indexMatches(ctx, accountID, f, below, found)
+	}
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	var convs []domain.Conversation
+	if ids := found.IDs(); len(ids) > 0 {
+		rows, _ := s.pool.Query(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ANY ($1::text[])`, ids)
+		if convs, err = collectConversations(rows); err != nil {
+			return store.ConversationPage{}, dbErr(err)
 		}
 	}
-	// ARRAY(…) runs once, before the rest (an InitPlan), and = ANY of it
-	// is a lookup by the primary key for each candidate.
-	return `id = ANY (ARRAY(SELECT m.conversation_id FROM messages m WHERE m.text_folded ` + like() + `))`, nil
+	return found.Page(convs, limit), nil
 }
 
-// searchArgs are a list's query arguments, planned for their values when
-// the list has a search (see searchPlanned).
-func searchArgs(search string, args []any) []any {
-	if search == "" {
-		return args
+// like is the condition that the folded text col contains q, its
+// argument added by arg. E'\\' is one backslash however
+// standard_conforming_strings is set.
+func like(col, q string, arg func(any) string) string {
+	return col + ` LIKE ` + arg(containsPattern(q)) + ` ESCAPE E'\\'`
+}
+
+// indexMatches reads f's matches below seq below into found, newest
+// first: the walk, then the index (see searchWalk).
+func (s *Store) indexMatches(ctx context.Context, accountID string, f store.ConversationFilter, below int64, found *store.Matches) error {
+	// low is the walk's last message: the walk reads [low, below), the
+	// index what is under it. 0: the walk reads them all.
+	low := below
+	if s.searchWalk > 0 {
+		err := s.pool.QueryRow(ctx, `SELECT seq FROM messages WHERE seq < $1 ORDER BY seq DESC OFFSET $2 LIMIT 1`,
+			below, s.searchWalk-1).Scan(&low)
+		if errors.Is(err, pgx.ErrNoRows) {
+			low = 0
+		} else if err != nil {
+			return dbErr(err)
+		}
+		// In chunks, so that a common term's page is read from the first
+		// few hundred matches, not all of the walk's.
+		for upper := below; ; {
+			query, args := walkQuery(accountID, f, low, upper, below, s.walkChunk)
+			n, last, err := s.readMatches(ctx, found, query, args)
+			if err != nil || found.Full() {
+				return err
+			}
+			if n < s.walkChunk {
+				break
+			}
+			upper = last
+		}
+		if low == 0 {
+			return nil
+		}
 	}
-	return append([]any{searchPlanned}, args...)
+	query, args := indexQuery(accountID, f, low, f.PageSize()+1-found.Len())
+	_, _, err := s.readMatches(ctx, found, query, args)
+	return err
+}
+
+// walkChunk is how many matches a query of the walk returns at most.
+const walkChunk = 500
+
+// walkQuery is a query of the walk: up to chunk of f's matches in
+// [low, upper), newest first, each with whether it counts (below is the
+// page's cursor). Whether it does is worked out per
+// match by scalar subqueries in the select list, down conversations_pkey
+// and messages_conversation: as EXISTS, PostgreSQL may hash all the list's
+// conversations (or all the messages above the cursor) for the few
+// thousand matches instead.
+func walkQuery(accountID string, f store.ConversationFilter, low, upper, below int64, chunk int) (string, queryArgs) {
+	var args queryArgs
+	query := `SELECT m.seq, m.conversation_id, coalesce((SELECT true FROM conversations WHERE conversations.id = m.conversation_id AND ` +
+		strings.Join(listWhere(accountID, f, args.add), " AND ") + `), false)`
+	if below != math.MaxInt64 {
+		// On a later page, a conversation with a match at or above the
+		// cursor had its place on an earlier one.
+		query += ` AND (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id
+			AND n.seq >= ` + args.add(below) + ` AND ` + like("n.text_folded", f.Search, args.add) + ` LIMIT 1) IS NULL`
+	}
+	return query + ` FROM messages m
+		WHERE m.seq >= ` + args.add(low) + ` AND m.seq < ` + args.add(upper) + ` AND ` + like("m.text_folded", f.Search, args.add) + `
+		ORDER BY m.seq DESC LIMIT ` + args.add(chunk), args
+}
+
+// indexQuery is the index's query: up to want conversations of f's
+// list whose newest match is below low, newest first. The matches are
+// grouped by conversation first, over all of a conversation's matches (so
+// that one with a match in the walk or at or above the cursor is left
+// out), sorted, and only then each checked against the list, down
+// conversations_pkey, until want are found: joined before, PostgreSQL
+// hashed every conversation of the list (30 ms at 100,000) to check the
+// matches of a common term. OFFSET 0 keeps the check out of the grouping
+// (PostgreSQL pushes no condition into a subquery with an OFFSET), and
+// as a scalar subquery it cannot become a join.
+func indexQuery(accountID string, f store.ConversationFilter, low int64, want int) (string, queryArgs) {
+	var args queryArgs
+	return `SELECT hit, conversation_id, true FROM (
+			SELECT max(m.seq) AS hit, m.conversation_id FROM messages m
+			WHERE ` + like("m.text_folded", f.Search, args.add) + `
+			GROUP BY m.conversation_id HAVING max(m.seq) < ` + args.add(low) + `
+			ORDER BY hit DESC OFFSET 0) AS g
+		WHERE (SELECT true FROM conversations WHERE conversations.id = g.conversation_id AND ` +
+		strings.Join(listWhere(accountID, f, args.add), " AND ") + `)
+		LIMIT ` + args.add(want), args
+}
+
+// shortMatches reads the matches of f's search, shorter than a trigram,
+// into found: the index cannot find them, so the search looks through
+// the messages of the list's newest store.ShortSearchWindow
+// conversations (in f's order, whatever page this is; taken first, an
+// InitPlan, and looked up by key), each conversation's newest match
+// worked out by GROUP BY, those below the cursor newest first. Every
+// status by activity has no index of its own (store.EveryStatus): its
+// window is the newest of the window of each status.
+func (s *Store) shortMatches(ctx context.Context, accountID string, f store.ConversationFilter, below int64, found *store.Matches) error {
+	var args queryArgs
+	_, order := orderBy(f.Order)
+	arm := func(status string) string {
+		where := listWhere(accountID, f, args.add)
+		if status != "" {
+			where = append(where, "status = "+args.add(status))
+		}
+		return `(SELECT id, last_activity_at FROM conversations WHERE ` + strings.Join(where, " AND ") +
+			` ORDER BY ` + order + ` LIMIT ` + args.add(store.ShortSearchWindow) + `)`
+	}
+	var window string
+	if f.Status == "" && f.Order == store.ByActivity {
+		window = `SELECT id FROM (` + arm(string(domain.StatusOpen)) + ` UNION ALL ` + arm(string(domain.StatusResolved)) +
+			`) AS w ORDER BY ` + order + ` LIMIT ` + args.add(store.ShortSearchWindow)
+	} else {
+		window = `SELECT id FROM ` + arm("") + ` AS w`
+	}
+	_, _, err := s.readMatches(ctx, found, `SELECT max(m.seq) AS hit, m.conversation_id, true FROM messages m
+		WHERE m.conversation_id = ANY (ARRAY(`+window+`)) AND `+like("m.text_folded", f.Search, args.add)+`
+		GROUP BY m.conversation_id HAVING max(m.seq) < `+args.add(below)+`
+		ORDER BY hit DESC LIMIT `+args.add(f.PageSize()+1), args)
+	return err
+}
+
+// readMatches runs query, which selects a matching message's seq, its
+// conversation and whether it counts, newest first, into found until it
+// is full, and says how many rows it read and the last one's seq.
+func (s *Store) readMatches(ctx context.Context, found *store.Matches, query string, args queryArgs) (n int, last int64, err error) {
+	rows, err := s.pool.Query(ctx, query, append([]any{searchPlanned}, args...)...)
+	if err != nil {
+		return 0, 0, dbErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var counts bool
+		if err := rows.Scan(&last, &id, &counts); err != nil {
+			return n, last, dbErr(err)
+		}
+		n++
+		if counts && found.Add(last, id) {
+			return n, last, nil
+		}
+	}
+	return n, last, dbErr(rows.Err())
 }
 
 // searchPlanned runs a search's queries as unnamed statements, which
@@ -116,18 +228,3 @@ func searchArgs(search string, args []any) []any {
 // for a rare term (165 ms where the planned one takes a few, at 100,000
 // conversations).
 const searchPlanned = pgx.QueryExecModeExec
-
-// probeScan walks the list's newest searchProbe conversations within sc
-// and says how many it found (scanned) and how many of them, up to a
-// page, have a message containing q.
-func (s *Store) probeScan(ctx context.Context, q string, sc searchScope) (scanned, hits int, err error) {
-	args := slices.Clone(sc.args)
-	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	window := `SELECT id FROM conversations WHERE ` + strings.Join(sc.where, " AND ") +
-		` ORDER BY ` + sc.order + ` LIMIT ` + arg(searchProbe)
-	err = s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM (`+window+`) AS w),
-		(SELECT count(*) FROM (SELECT 1 FROM (`+window+`) AS w WHERE EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = w.id AND m.text_folded LIKE `+arg(containsPattern(q))+` ESCAPE E'\\')
-			LIMIT `+arg(sc.limit)+`) AS hits)`, append([]any{searchPlanned}, args...)...).Scan(&scanned, &hits)
-	return scanned, hits, dbErr(err)
-}

@@ -1,7 +1,7 @@
 package postgres
 
 import (
-	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -9,33 +9,35 @@ import (
 	"parley/internal/store/storetest"
 )
 
-// TestSearchBothWays runs the search's contract with the index for any
-// number of matches and with the scan for any number, so each way is
-// checked on its own whatever searchCandidates is.
+// TestSearchBothWays runs the search's contract with the walk reading
+// every message and with the index alone, so each way is checked on its
+// own whatever searchWalk is, with a walk of one message, which leaves
+// most pages to the index, and with a short walk read two matches at a
+// time.
 func TestSearchBothWays(t *testing.T) {
 	t.Parallel()
 	serverURL(t)
 	for _, tt := range []struct {
-		name string
-		cap  int
-	}{{"Index", 1 << 30}, {"Scan", -1}} {
+		name        string
+		walk, chunk int
+	}{{"Walk", 1 << 30, walkChunk}, {"Index", 0, walkChunk}, {"Both", 1, walkChunk}, {"Chunks", 5, 2}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			storetest.RunSearch(t, func(t *testing.T) store.Store {
 				s := open(t, emptyStoreURL(t))
-				s.searchCap = tt.cap
+				s.searchWalk, s.walkChunk = tt.walk, tt.chunk
 				return s
 			})
 		})
 	}
 }
 
-// TestSearchPlans: the few-matches way finds its candidates first (an
-// InitPlan) and looks them up by key, and its LIKE … ESCAPE can use the
-// pg_trgm index (with sequential scans off: at a test's few thousand rows
-// a scan is what the planner rightly takes; docs/benchmarks.md has the
-// plans at 100,000); the many-matches way is an ordered scan of the
-// conversations that stops at the page's end, without a sort.
+// TestSearchPlans: the walk reads the messages down the primary key,
+// newest first, without a sort, its conversations by key; the index's
+// step finds its matches through the pg_trgm index and checks their
+// conversations by key, not by a join (with sequential
+// scans off: at a test's few thousand rows a scan is what the planner
+// rightly takes; docs/benchmarks.md has the plans at 100,000).
 func TestSearchPlans(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -55,15 +57,8 @@ func TestSearchPlans(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	plan := func(q, seqscan string) string {
+	plan := func(query string, args queryArgs, seqscan string) string {
 		t.Helper()
-		var args []any
-		arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
-		view := []string{"account_id = " + arg("acc"), "status = " + arg("open")}
-		cond, err := s.searchCondition(ctx, q, searchScope{where: view, view: len(view), args: args, arg: arg, order: inboxOrder, limit: 51})
-		if err != nil {
-			t.Fatal(err)
-		}
 		conn, err := s.pool.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -73,8 +68,7 @@ func TestSearchPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Exec(ctx, `RESET enable_seqscan`)
-		rows, err := conn.Query(ctx, `EXPLAIN SELECT id FROM conversations WHERE `+strings.Join(append(view, cond), " AND ")+
-			` ORDER BY `+inboxOrder+` LIMIT 51`, args...)
+		rows, err := conn.Query(ctx, `EXPLAIN `+query, append([]any{searchPlanned}, args...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,15 +83,18 @@ func TestSearchPlans(t *testing.T) {
 		}
 		return strings.Join(lines, "; ")
 	}
-
-	s.searchCap = 1 << 30
-	if p := plan("question 4242 ", "off"); !strings.Contains(p, "InitPlan") || !strings.Contains(p, "Index Scan on messages_text_trgm") ||
-		!strings.Contains(p, "on conversations_pkey") || !strings.Contains(p, "Index Cond: (id = ANY ($0))") {
-		t.Errorf("few matches: plan %q; want the pg_trgm index's matches looked up by key", p)
+	f := store.ConversationFilter{Search: "shipping", Status: "open"}
+	for _, below := range []int64{math.MaxInt64, 4000} {
+		q, args := walkQuery("acc", f, min(below, 5001)-searchWalk, below, below, walkChunk)
+		if p := plan(q, args, "on"); !strings.Contains(p, "Index Scan Backward using messages_pkey on messages m") ||
+			!strings.Contains(p, "conversations_pkey") || strings.Contains(p, "Sort") || strings.Contains(p, "Join") ||
+			below != math.MaxInt64 && !strings.Contains(p, "messages_conversation on messages n") {
+			t.Errorf("the walk below %d: plan %q; want the messages down the primary key, no sort", below, p)
+		}
 	}
-	s.searchCap = -1
-	if p := plan("shipping", "on"); !strings.Contains(p, "Nested Loop Semi Join") || !strings.Contains(p, " using conversations_status on conversations") ||
-		strings.Contains(p, "Sort") || strings.Contains(p, "messages_text_trgm") {
-		t.Errorf("many matches: plan %q; want an ordered scan of the conversations without a sort", p)
+	q, args := indexQuery("acc", store.ConversationFilter{Search: "question 4242 ", Status: "open"}, 4000, 51)
+	if p := plan(q, args, "off"); !strings.Contains(p, "Bitmap Index Scan on messages_text_trgm") ||
+		!strings.Contains(p, "conversations_pkey") || strings.Contains(p, "Join") {
+		t.Errorf("the index's step: plan %q; want the pg_trgm index's matches, their conversations by key", p)
 	}
 }

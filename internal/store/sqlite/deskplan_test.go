@@ -53,7 +53,7 @@ func TestDeskFilterPlans(t *testing.T) {
 			f := tt.f
 			f.Before = before
 			for _, f := range arms(f) {
-				query, args, err := s.conversationsQuery(t.Context(), "a", f)
+				query, args, err := s.conversationsQuery("a", f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -77,7 +77,3 @@ func arms(f store.ConversationFilter) []store.ConversationFilter {
 	open.Status, resolved.Status = domain.StatusOpen, domain.StatusResolved
 	return []store.ConversationFilter{open, resolved}
 }
-
-// inboxOrder is the desk's list's order, in which the search's plans are
-// checked too (search_test.go).
-var _, inboxOrder = orderBy(store.ByActivity)

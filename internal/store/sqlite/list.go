@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"parley/internal/domain"
@@ -30,24 +29,15 @@ func (s *Store) Conversations(ctx context.Context, accountID string, f store.Con
 }
 
 func (s *Store) conversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	query, args, err := s.conversationsQuery(ctx, accountID, f)
+	if f.Search != "" {
+		return s.searchConversations(ctx, accountID, f)
+	}
+	query, args, err := s.conversationsQuery(accountID, f)
 	if err != nil {
 		return store.ConversationPage{}, err
 	}
-	rows, err := s.query(ctx, query, args...)
-	if err != nil {
-		return store.ConversationPage{}, err
-	}
-	defer rows.Close()
-	page := store.ConversationPage{Conversations: []domain.Conversation{}}
-	for rows.Next() {
-		c, err := scanConversation(rows)
-		if err != nil {
-			return store.ConversationPage{}, err
-		}
-		page.Conversations = append(page.Conversations, c)
-	}
-	if err := rows.Err(); err != nil {
+	page := store.ConversationPage{}
+	if page.Conversations, err = s.conversationRows(ctx, query, args...); err != nil {
 		return store.ConversationPage{}, err
 	}
 	if limit := f.PageSize(); len(page.Conversations) > limit {
@@ -57,9 +47,27 @@ func (s *Store) conversations(ctx context.Context, accountID string, f store.Con
 	return page, nil
 }
 
+// conversationRows runs query, which selects convCols.
+func (s *Store) conversationRows(ctx context.Context, query string, args ...any) ([]domain.Conversation, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	convs := []domain.Conversation{}
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, err
+		}
+		convs = append(convs, c)
+	}
+	return convs, rows.Err()
+}
+
 // conversationsQuery is the query of a page of f, one row more than the
 // page (it tells whether another page follows).
-func (s *Store) conversationsQuery(ctx context.Context, accountID string, f store.ConversationFilter) (string, []any, error) {
+func (s *Store) conversationsQuery(accountID string, f store.ConversationFilter) (string, []any, error) {
 	if err := f.Check(); err != nil {
 		return "", nil, err
 	}
@@ -68,6 +76,26 @@ func (s *Store) conversationsQuery(ctx context.Context, accountID string, f stor
 		return "", nil, err
 	}
 	limit := f.PageSize()
+	where, args := listWhere(accountID, f)
+	key, order := orderBy(f.Order)
+	if cur != nil {
+		cmp := "<"
+		if f.Order == store.ByWaiting {
+			cmp = ">"
+		}
+		where = append(where, "("+key+", id) "+cmp+" (?, ?)")
+		args = append(args, millis(cur.At), cur.ID)
+	}
+	return `SELECT ` + convCols + ` FROM conversations
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ` + order + `
+		LIMIT ` + limitArg, append(args, limit+1), nil
+}
+
+// listWhere is the list f selects (without its page's cursor or search):
+// conditions on the conversations' columns, unqualified, and their
+// arguments.
+func listWhere(accountID string, f store.ConversationFilter) ([]string, []any) {
 	where := []string{"account_id = ?"}
 	args := []any{accountID}
 	if f.AgentID != "" {
@@ -102,30 +130,7 @@ func (s *Store) conversationsQuery(ctx context.Context, accountID string, f stor
 			where = append(where, "assignee_id <> ''")
 		}
 	}
-	view, viewArgs := len(where), len(args)
-	key, order := orderBy(f.Order)
-	if cur != nil {
-		cmp := "<"
-		if f.Order == store.ByWaiting {
-			cmp = ">"
-		}
-		where = append(where, "("+key+", id) "+cmp+" (?, ?)")
-		args = append(args, millis(cur.At), cur.ID)
-	}
-	from := "conversations"
-	if f.Search != "" {
-		sq, err := s.searchQuery(ctx, f.Search, searchScope{where: where, args: args, view: view, viewArgs: viewArgs,
-			order: order, limit: limit + 1})
-		if err != nil {
-			return "", nil, err
-		}
-		from, args = sq.from, slices.Concat(sq.fromArgs, args, sq.condArgs)
-		where = append(where, sq.cond)
-	}
-	return `SELECT ` + convCols + ` FROM ` + from + `
-		WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY ` + order + `
-		LIMIT ` + limitArg, append(args, limit+1), nil
+	return where, args
 }
 
 // orderBy is the column an order pages on and its ORDER BY: newest first

@@ -46,9 +46,6 @@ type Store struct {
 	closing        sync.RWMutex // guards closed against sends on writes
 	closed         bool
 
-	// searchCap is searchCandidates; a test lowers it to take the
-	// search's other way (search.go).
-	searchCap int
 	// The search index's indexer (searchindex.go).
 	toIndex       chan struct{} // the committer nudges it
 	stopIndex     chan struct{}
@@ -95,7 +92,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	s := &Store{
 		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
-		cache: newCaches(), searchCap: searchCandidates,
+		cache: newCaches(),
 	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()

@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"math"
 	"slices"
 	"strings"
 
+	"parley/internal/domain"
 	"parley/internal/store"
 )
 
@@ -71,126 +73,166 @@ func foldExistingMessages(ctx context.Context, tx *sql.Tx) error {
 func fold(s string) string            { return store.Fold(s) }
 func containsPattern(q string) string { return store.ContainsPattern(q) }
 
-// The inbox search has two ways to find a page of matching conversations
-// of three characters or more, and searchQuery picks one per query:
+// A search's page is in match order (store.ByMatch): the conversations
+// by their newest matching message, newest first. The index is read in
+// that order (FTS5 by rowid, which is the message's seq, descending),
+// after the messages above its mark (searchindex.go), which are newer
+// than all it holds: each match is mapped to its conversation, kept when
+// the conversation is in the list, the first time it is seen, and the
+// reading stops at the page's end. A page costs the matches read until it
+// is full: a few for a common term (whatever its age, the index holds
+// only the matches), all of them only when the list holds fewer than a
+// page (a term common in other lists or accounts, rare in this one).
 //
-//   - the candidates: the FTS5 index's matches (migration 0021), each
-//     looked up by its conversation's key; the page is the newest of them.
-//     The cost grows with the number of matching messages, not with the
-//     account's conversations.
-//   - the scan: the list's ordered walk of the conversations with an
-//     EXISTS over each one's messages, which stops at the page's end. A
-//     term that is common in the list fills a page after a few
-//     conversations; a rare one would read the whole list.
-//
-// It counts the matching messages in the index, at most searchCandidates+1
-// of them: no more than that, it takes the candidates. More, it probes the
-// scan on the list's newest searchProbe conversations (after the page's
-// cursor): when they hold a page of matches, or are all the list has left,
-// the scan costs no more than the probe did; else the matches lie among
-// older conversations (or in other accounts), and the candidates are
-// cheaper than a walk through all of them. docs/benchmarks.md has the
-// measurements behind both numbers.
-const (
-	searchCandidates = 5000
-	searchProbe      = 2000
-)
+// The cursor is the page's last newest match. A later page keeps the
+// conversations whose newest match is below it: one shown before has a
+// newer match, so it is not repeated, and one that gets a new match while
+// the operator pages moves to the first page, as in the activity order.
 
-// searchScope is the list a search looks through: its conditions and
-// their arguments, order and page size. The first view conditions (and
-// viewArgs arguments) are the list's without the page's cursor.
-type searchScope struct {
-	where          []string
-	args           []any
-	view, viewArgs int
-	order          string
-	limit          int
+// searchConversations is the page of f, which has a search.
+func (s *Store) searchConversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
+	if err := f.Check(); err != nil {
+		return store.ConversationPage{}, err
+	}
+	cur, err := f.PageCursor()
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	below := int64(math.MaxInt64)
+	if cur != nil {
+		below = cur.Seq
+	}
+	where, args := listWhere(accountID, f)
+	limit := f.PageSize()
+	found := store.NewMatches(limit + 1)
+	if store.ShortSearch(f.Search) {
+		err = s.shortMatches(ctx, f, where, args, below, found)
+	} else {
+		err = s.indexMatches(ctx, f.Search, where, args, below, found)
+	}
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	convs, err := s.conversationsByID(ctx, found.IDs())
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	return found.Page(convs, limit), nil
 }
 
-// searchSQL is the inbox search's part of the list's query: what it reads
-// FROM (with the arguments of that text, which come before the WHERE's)
-// and a condition to AND with the list's (with its arguments).
-type searchSQL struct {
-	from     string
-	fromArgs []any
-	cond     string
-	condArgs []any
-}
-
-// searchQuery returns the search for q within sc.
-func (s *Store) searchQuery(ctx context.Context, q string, sc searchScope) (searchSQL, error) {
-	scan := `EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = conversations.id AND m.text_folded LIKE ? ESCAPE '` + likeEscape + `')`
-	if store.ShortSearch(q) {
-		// No trigram to look up: the scan, within the window of the list's
-		// newest conversations (whatever page this is) as the candidates.
-		window := `SELECT id AS hit FROM conversations WHERE ` + strings.Join(sc.where[:sc.view], " AND ") +
-			` ORDER BY ` + sc.order + ` LIMIT ` + limitArg
-		return candidatePage(window, slices.Concat(sc.args[:sc.viewArgs], []any{store.ShortSearchWindow}),
-			scan, []any{containsPattern(q)}, sc), nil
-	}
-	phrase := ftsPhrase(q)
-	var n int
-	if err := s.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_search
-		WHERE messages_search MATCH ? LIMIT `+limitArg+`)`, phrase, s.searchCap+1).Scan(&n); err != nil {
-		return searchSQL{}, err
-	}
-	if n > s.searchCap {
-		scanned, hits, err := s.probeScan(ctx, q, sc)
-		if err != nil {
-			return searchSQL{}, err
-		}
-		if hits >= sc.limit || scanned < searchProbe {
-			return searchSQL{from: "conversations", cond: scan, condArgs: []any{containsPattern(q)}}, nil
+// indexMatches reads q's matches below seq below into found, newest
+// first: the messages above the index's mark (a range of seq, read
+// directly), then the index's.
+func (s *Store) indexMatches(ctx context.Context, q string, where []string, args []any, below int64, found *store.Matches) error {
+	for _, mq := range matchQueries(q, where, args, below) {
+		if err := s.readMatches(ctx, found, mq.query, mq.args...); err != nil || found.Full() {
+			return err
 		}
 	}
-	// The index's matches, and those among the messages it does not hold
-	// yet (searchindex.go): a range of seq. UNION ALL and DISTINCT rather
-	// than UNION, whose merge the planner would feed from an ordered walk
-	// of all the messages.
-	matches := `SELECT DISTINCT hit FROM (
-			SELECT m.conversation_id AS hit FROM messages_search JOIN messages m ON m.seq = messages_search.rowid
-			WHERE messages_search MATCH ?
-			UNION ALL
-			SELECT conversation_id FROM messages
-			WHERE seq > (SELECT indexed_seq FROM message_search_state) AND text_folded LIKE ? ESCAPE '` + likeEscape + `')`
-	return candidatePage(matches, []any{phrase, containsPattern(q)}, "1", nil, sc), nil
+	return nil
 }
 
-// candidatePage is the search reading a page from candidates, a query of
-// conversation ids (column hit) with its arguments, each kept when cond
-// holds (with its arguments). The candidates are looked up by key,
-// filtered, sorted and cut to the page before the list's columns are
-// read: those read each conversation's last message, too dear for
-// thousands of candidates. CROSS JOIN keeps the candidates the outer loop:
-// without statistics (Parley runs no ANALYZE) the planner would rather
-// walk the list's ordered index and test every conversation against them,
-// all 100,000 when few match. The list's conditions, unqualified, name the
-// conversations' columns in both queries (hit and search_hit are the only
-// other columns).
-func candidatePage(candidates string, candArgs []any, cond string, condArgs []any, sc searchScope) searchSQL {
-	return searchSQL{
-		from: `(SELECT id AS search_hit FROM (` + candidates + `) CROSS JOIN conversations ON conversations.id = hit
-			WHERE ` + strings.Join(append(slices.Clone(sc.where), cond), " AND ") +
-			` ORDER BY ` + sc.order + ` LIMIT ` + limitArg + `)
-			CROSS JOIN conversations ON conversations.id = search_hit`,
-		fromArgs: slices.Concat(candArgs, sc.args, condArgs, []any{sc.limit}),
-		cond:     "1",
+// matchQuery is a query with its arguments.
+type matchQuery struct {
+	query string
+	args  []any
+}
+
+// matchQueries are the queries of q's matches below seq below, newest
+// first: the messages above the index's mark, then the index's. Each
+// match is kept when its conversation is in the list (where, args) and,
+// on a later page, has no match at or above the cursor.
+func matchQueries(q string, where []string, args []any, below int64) [2]matchQuery {
+	pattern := containsPattern(q)
+	where, condArgs := slices.Clone(where), slices.Clone(args)
+	if below != math.MaxInt64 {
+		// Inside the conversation's check, so that it runs only for the
+		// list's conversations.
+		where = append(where, `NOT EXISTS (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id
+			AND n.seq >= ? AND n.text_folded LIKE ? ESCAPE '`+likeEscape+`')`)
+		condArgs = append(condArgs, below, pattern)
 	}
+	cond := `EXISTS (SELECT 1 FROM conversations WHERE conversations.id = m.conversation_id AND ` + strings.Join(where, " AND ") + `)`
+	return [2]matchQuery{{
+		query: `SELECT m.seq, m.conversation_id FROM messages m
+			WHERE m.seq > (SELECT indexed_seq FROM message_search_state) AND m.seq < ?
+				AND m.text_folded LIKE ? ESCAPE '` + likeEscape + `' AND ` + cond + `
+			ORDER BY m.seq DESC`,
+		args: slices.Concat([]any{below, pattern}, condArgs),
+	}, {
+		// CROSS JOIN keeps the index the outer loop, read in its own order.
+		query: `SELECT m.seq, m.conversation_id FROM messages_search CROSS JOIN messages m ON m.seq = messages_search.rowid
+			WHERE messages_search MATCH ? AND messages_search.rowid < ?
+				AND messages_search.rowid <= (SELECT indexed_seq FROM message_search_state) AND ` + cond + `
+			ORDER BY messages_search.rowid DESC`,
+		args: slices.Concat([]any{ftsPhrase(q), below}, condArgs),
+	}}
 }
 
-// probeScan walks the list's newest searchProbe conversations within sc
-// and says how many it found (scanned) and how many of them, up to a
-// page, have a message containing q.
-func (s *Store) probeScan(ctx context.Context, q string, sc searchScope) (scanned, hits int, err error) {
-	window := `SELECT id FROM conversations WHERE ` + strings.Join(sc.where, " AND ") +
-		` ORDER BY ` + sc.order + ` LIMIT ` + limitArg
-	err = s.queryRow(ctx, `SELECT (SELECT count(*) FROM (`+window+`)),
-		(SELECT count(*) FROM (SELECT 1 FROM (`+window+`) AS w WHERE EXISTS (SELECT 1 FROM messages m
-			WHERE m.conversation_id = w.id AND m.text_folded LIKE ? ESCAPE '`+likeEscape+`') LIMIT `+limitArg+`))`,
-		slices.Concat(sc.args, []any{searchProbe}, sc.args, []any{searchProbe, containsPattern(q), sc.limit})...).
-		Scan(&scanned, &hits)
-	return scanned, hits, err
+// shortMatches reads the matches of q, shorter than a trigram, into
+// found: no index can find them, so the search looks through the
+// messages of the list's newest store.ShortSearchWindow conversations (in
+// f's order, whatever page this is), each conversation's newest match
+// worked out by GROUP BY, those below the cursor newest first.
+func (s *Store) shortMatches(ctx context.Context, f store.ConversationFilter, where []string, args []any, below int64, found *store.Matches) error {
+	window, windowArgs := shortWindow(f, where, args)
+	query := `SELECT max(m.seq) AS hit, m.conversation_id FROM messages m
+		WHERE m.conversation_id IN (` + window + `) AND m.text_folded LIKE ? ESCAPE '` + likeEscape + `'
+		GROUP BY m.conversation_id HAVING hit < ?
+		ORDER BY hit DESC LIMIT ` + limitArg
+	return s.readMatches(ctx, found, query, slices.Concat(windowArgs, []any{containsPattern(f.Search), below, f.PageSize() + 1})...)
+}
+
+// shortWindow is the query of the ids of the list's newest
+// store.ShortSearchWindow conversations in f.Order. Every status by
+// activity has no index of its own (store.EveryStatus): it is the newest
+// of the window of each status.
+func shortWindow(f store.ConversationFilter, where []string, args []any) (string, []any) {
+	_, order := orderBy(f.Order)
+	arm := func(where []string) string {
+		return `SELECT * FROM (SELECT id, last_activity_at FROM conversations WHERE ` + strings.Join(where, " AND ") +
+			` ORDER BY ` + order + ` LIMIT ` + limitArg + `)`
+	}
+	if f.Status == "" && f.Order == store.ByActivity {
+		byStatus := append(slices.Clone(where), "status = ?")
+		return `SELECT id FROM (` + arm(byStatus) + ` UNION ALL ` + arm(byStatus) + `) ORDER BY ` + order + ` LIMIT ` + limitArg,
+			slices.Concat(args, []any{domain.StatusOpen, store.ShortSearchWindow}, args, []any{domain.StatusResolved, store.ShortSearchWindow},
+				[]any{store.ShortSearchWindow})
+	}
+	return `SELECT id FROM (` + arm(where) + `)`, append(slices.Clone(args), store.ShortSearchWindow)
+}
+
+// readMatches runs query, which selects a matching message's seq and its
+// conversation newest first, into found until it is full.
+func (s *Store) readMatches(ctx context.Context, found *store.Matches, query string, args ...any) error {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return err
+		}
+		if found.Add(seq, id) {
+			return nil
+		}
+	}
+	return rows.Err()
+}
+
+// conversationsByID reads the conversations of ids, in no order.
+func (s *Store) conversationsByID(ctx context.Context, ids []string) ([]domain.Conversation, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return s.conversationRows(ctx, `SELECT `+convCols+` FROM conversations WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 }
 
 // ftsPhrase is the FTS5 query matching the folded texts that contain q:

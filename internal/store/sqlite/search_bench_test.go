@@ -97,6 +97,23 @@ func BenchmarkSearch100k(b *testing.B) {
 					}
 				}
 			})
+			// The second page: the cursor's conversations checked for
+			// newer matches.
+			first, err := s.Conversations(b.Context(), acc.ID, f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if first.Next == "" {
+				continue
+			}
+			f.Before = first.Next
+			b.Run(fmt.Sprintf("%s/page2/q=%s", view.name, q), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := s.Conversations(b.Context(), acc.ID, f); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,24 +38,21 @@ func (s indexFirst) Conversations(ctx context.Context, accountID string, f store
 	return s.Store.Conversations(ctx, accountID, f)
 }
 
-// TestSearchEveryWay runs the search's contract with each way to find the
-// matches on its own, whatever searchCandidates is: the index's
-// candidates with every message indexed, the same with none indexed yet
-// (the indexer stopped: the messages above the mark), and the scan. After
+// TestSearchEveryWay runs the search's contract with the matches found in
+// the index (every message indexed before each list) and among the
+// messages above its mark (none indexed: the indexer stopped). After
 // each, the index holds exactly the messages there are (deleted ones
 // gone).
 func TestSearchEveryWay(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name    string
-		cap     int
 		indexed bool
-	}{{"Index", 1 << 30, true}, {"Unindexed", 1 << 30, false}, {"Scan", -1, true}} {
+	}{{"Index", true}, {"Unindexed", false}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			storetest.RunSearch(t, func(t *testing.T) store.Store {
 				s := openCopy(t)
-				s.searchCap = tt.cap
 				t.Cleanup(func() { checkSearchIndex(t, s) }) // before the store closes
 				if !tt.indexed {
 					s.stopIndexer()
@@ -66,61 +64,57 @@ func TestSearchEveryWay(t *testing.T) {
 	}
 }
 
-// TestSearchPlans: the candidates are the FTS5 index's matches and a
-// range of the messages above its mark, looked up by key; the scan is the
-// list's ordered walk (no sort) with the messages checked per
-// conversation; the probe walks the list's index; a short search's
-// candidates are the window, read from the list's index. None of them
-// walks all of the list or all the messages. Without statistics, as
-// Parley runs.
+// TestSearchPlans: the matches are read in the page's order without a
+// sort, the index's by its rowid and those above its mark by a range of
+// seq, each looked up by key, its conversation by key and, on a later
+// page, its newer matches down the conversation's messages; a short
+// search reads the window from the list's index and its conversations'
+// messages down theirs. None of them walks all of the list or all the
+// messages. Without statistics, as Parley runs.
 func TestSearchPlans(t *testing.T) {
 	t.Parallel()
 	s := openCopy(t)
-	view := []string{"account_id = ?", "status = ?"}
-	viewArgs := []any{"acc", "open"}
-	sc := searchScope{where: view, args: viewArgs, view: len(view), viewArgs: len(viewArgs), order: inboxOrder, limit: 51}
-	plan := func(q string) string {
-		t.Helper()
-		sq, err := s.searchQuery(t.Context(), q, sc)
-		if err != nil {
-			t.Fatal(err)
+	where := []string{"account_id = ?", "status = ?"}
+	args := []any{"acc", "open"}
+	// walks reports a sort, or a walk of a whole table other than the
+	// one-row mark.
+	walks := func(p string) bool {
+		for step := range strings.SplitSeq(p, "; ") {
+			if strings.Contains(step, "TEMP B-TREE") || step == "SCAN m" || step == "SCAN n" ||
+				strings.HasPrefix(step, "SCAN conversations") || strings.HasPrefix(step, "SCAN messages ") {
+				return true
+			}
 		}
-		query := `SELECT ` + convCols + ` FROM ` + sq.from + ` WHERE ` + strings.Join(append(slices.Clone(view), sq.cond), " AND ") +
-			` ORDER BY ` + inboxOrder + ` LIMIT 51`
-		return strings.Join(queryPlan(t, s.r, query, slices.Concat(sq.fromArgs, viewArgs, sq.condArgs)...), "; ")
+		return false
 	}
-	before := func(p, a, b string) bool {
-		i, j := strings.Index(p, a), strings.Index(p, b)
-		return i >= 0 && j >= 0 && i < j
+	plan := func(q matchQuery) string {
+		t.Helper()
+		return strings.Join(queryPlan(t, s.r, q.query, q.args...), "; ")
 	}
-
-	s.searchCap = 1 << 30
-	p := plan("shipping")
-	if !before(p, "SCAN messages_search VIRTUAL TABLE INDEX 0:M", "SEARCH conversations USING INDEX sqlite_autoindex_conversations_1 (id=?)") ||
-		!strings.Contains(p, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)") ||
-		!strings.Contains(p, "SEARCH messages USING INTEGER PRIMARY KEY (rowid>?)") ||
-		strings.Contains(p, "SCAN messages ") || strings.Contains(p, "conversations_status") {
-		t.Errorf("few matches: plan %q; want the FTS5 index's matches and the messages above its mark looked up by key", p)
+	for _, below := range []int64{math.MaxInt64, 42} {
+		mq := matchQueries("shipping", where, args, below)
+		p := plan(mq[0])
+		if !strings.Contains(p, "SEARCH m USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") ||
+			!strings.Contains(p, "USING INDEX sqlite_autoindex_conversations_1 (id=?)") || walks(p) {
+			t.Errorf("the messages above the mark, below %d: plan %q; want a range of seq, newest first, conversations by key", below, p)
+		}
+		p = plan(mq[1])
+		if !strings.Contains(p, "SCAN messages_search VIRTUAL TABLE INDEX") ||
+			!strings.Contains(p, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)") ||
+			!strings.Contains(p, "USING INDEX sqlite_autoindex_conversations_1 (id=?)") || walks(p) {
+			t.Errorf("the index's matches, below %d: plan %q; want the index in its order, messages and conversations by key", below, p)
+		}
+		if below != math.MaxInt64 && !strings.Contains(p, "SEARCH n USING INDEX messages_conversation (conversation_id=? AND seq>?)") {
+			t.Errorf("a later page: plan %q; want the newer matches down the conversation's messages", p)
+		}
 	}
-
-	s.searchCap = -1
-	p = plan("shipping")
-	if !strings.Contains(p, "INDEX conversations_status ") || strings.Contains(p, "TEMP B-TREE") ||
-		!strings.Contains(p, "USING INDEX messages_conversation") || strings.Contains(p, "messages_search") {
-		t.Errorf("many matches: plan %q; want the ordered scan of conversations_status without a sort", p)
-	}
-	window := `SELECT id FROM conversations WHERE ` + strings.Join(view, " AND ") + ` ORDER BY ` + inboxOrder + ` LIMIT ` + limitArg
-	probe := strings.Join(queryPlan(t, s.r, `SELECT 1 FROM (`+window+`) AS w WHERE EXISTS (SELECT 1 FROM messages m
-		WHERE m.conversation_id = w.id AND m.text_folded LIKE ?) LIMIT 51`, "acc", "open", searchProbe, "%x%"), "; ")
-	if !strings.Contains(probe, "INDEX conversations_status ") || !strings.Contains(probe, "USING INDEX messages_conversation") ||
-		strings.Contains(probe, "TEMP B-TREE") {
-		t.Errorf("the probe: plan %q; want the list's index, no sort", probe)
-	}
-
-	p = plan("ab")
-	if !before(p, "INDEX conversations_status ", "SEARCH conversations USING INDEX sqlite_autoindex_conversations_1 (id=?)") ||
-		!strings.Contains(p, "USING INDEX messages_conversation") || strings.Contains(p, "messages_search") {
-		t.Errorf("a short search: plan %q; want the window's conversations looked up by key", p)
+	window, windowArgs := shortWindow(store.ConversationFilter{Status: "open", Order: store.ByActivity}, where, args)
+	p := strings.Join(queryPlan(t, s.r, `SELECT max(m.seq) AS hit, m.conversation_id FROM messages m
+		WHERE m.conversation_id IN (`+window+`) AND m.text_folded LIKE ? GROUP BY m.conversation_id`,
+		append(windowArgs, "%ab%")...), "; ")
+	if !strings.Contains(p, "INDEX conversations_status ") || !strings.Contains(p, "USING INDEX messages_conversation") ||
+		strings.Contains(p, "messages_search") || strings.Contains(p, "SCAN m ") {
+		t.Errorf("a short search: plan %q; want the window from the list's index, its messages by conversation", p)
 	}
 }
 
@@ -149,7 +143,6 @@ func TestUpgradeTo0021(t *testing.T) {
 	}
 	defer s.Close()
 	s.stopIndexer()
-	s.searchCap = 1 << 30 // the index's way
 	search := func(when string) {
 		t.Helper()
 		for q, want := range map[string]string{"PARCEL": "cv_a", "Посылка": "cv_b"} {

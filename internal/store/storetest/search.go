@@ -23,6 +23,8 @@ func RunSearch(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Search", testSearch},
 		{"SearchLanguages", testSearchLanguages},
 		{"SearchForgetsDeleted", testSearchForgetsDeleted},
+		{"SearchOrder", testSearchOrder},
+		{"SearchPaging", testSearchPaging},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

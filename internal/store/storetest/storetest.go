@@ -82,6 +82,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SearchLanguages", testSearchLanguages},
 		{"SearchForgetsDeleted", testSearchForgetsDeleted},
 		{"SearchShortWindow", testSearchShortWindow},
+		{"SearchOrder", testSearchOrder},
+		{"SearchPaging", testSearchPaging},
 		{"ConversationsPerDay", testConversationsPerDay},
 		{"ReplyAssigns", testReplyAssigns},
 		{"BadText", testBadText},
