@@ -27,6 +27,9 @@ type Store struct {
 	// size (search.go); a test sets them to take one way alone, or to
 	// walk in many chunks.
 	searchWalk, walkChunk int
+	// smallList is the most conversations a list may hold for its search
+	// to read all their messages instead (search.go); a test sets 0.
+	smallList int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -61,7 +64,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, searchWalk: searchWalk, walkChunk: walkChunk}, nil
+	return &Store{pool: pool, searchWalk: searchWalk, walkChunk: walkChunk, smallList: store.ShortSearchWindow}, nil
 }
 
 // redacted names the server and database without the credentials, for

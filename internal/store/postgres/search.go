@@ -57,9 +57,18 @@ func (s *Store) searchConversations(ctx context.Context, accountID string, f sto
 	}
 	limit := f.PageSize()
 	found := store.NewMatches(limit + 1)
-	if store.ShortSearch(f.Search) {
+	small, err := s.listAtMost(ctx, accountID, f, s.smallList)
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	switch {
+	case small:
+		var args queryArgs
+		window := `SELECT id FROM conversations WHERE ` + strings.Join(listWhere(accountID, f, args.add), " AND ")
+		err = s.windowMatches(ctx, f.Search, window, args, below, f.PageSize(), found)
+	case store.ShortSearch(f.Search):
 		err = s.shortMatches(ctx, accountID, f, below, found)
-	} else {
+	default:
 		err = s.indexMatches(ctx, accountID, f, below, found)
 	}
 	if err != nil {
@@ -73,6 +82,25 @@ func (s *Store) searchConversations(ctx context.Context, accountID string, f sto
 		}
 	}
 	return found.Page(convs, limit), nil
+}
+
+// A small list is searched through its messages, as a short search's
+// window is (the SQLite store's search.go says why: a term common in
+// other lists would otherwise be read match by match); a list of no more
+// than store.ShortSearchWindow conversations is all of its window.
+
+// listAtMost says whether f's list holds no more than n conversations;
+// it counts at most n+1 of them.
+func (s *Store) listAtMost(ctx context.Context, accountID string, f store.ConversationFilter, n int) (bool, error) {
+	if n <= 0 {
+		return false, nil
+	}
+	var args queryArgs
+	where := strings.Join(listWhere(accountID, f, args.add), " AND ")
+	var count int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM conversations WHERE `+where+` LIMIT `+args.add(n+1)+`) AS l`,
+		append([]any{searchPlanned}, args...)...).Scan(&count)
+	return count <= n, dbErr(err)
 }
 
 // like is the condition that the folded text col contains q, its
@@ -191,10 +219,20 @@ func (s *Store) shortMatches(ctx context.Context, accountID string, f store.Conv
 	} else {
 		window = `SELECT id FROM ` + arm("") + ` AS w`
 	}
-	_, _, err := s.readMatches(ctx, found, `SELECT max(m.seq) AS hit, m.conversation_id, true FROM messages m
-		WHERE m.conversation_id = ANY (ARRAY(`+window+`)) AND `+like("m.text_folded", f.Search, args.add)+`
-		GROUP BY m.conversation_id HAVING max(m.seq) < `+args.add(below)+`
-		ORDER BY hit DESC LIMIT `+args.add(f.PageSize()+1), args)
+	return s.windowMatches(ctx, f.Search, window, args, below, f.PageSize(), found)
+}
+
+// windowMatches reads into found the matches of q among the messages of
+// the conversations window (a query of their ids, whose arguments args
+// holds): each conversation's newest match, those below the cursor
+// newest first, up to a page and one more. A small list is its own
+// window, read in no order.
+func (s *Store) windowMatches(ctx context.Context, q, window string, args queryArgs, below int64, page int, found *store.Matches) error {
+	query := `SELECT max(m.seq) AS hit, m.conversation_id, true FROM messages m
+		WHERE m.conversation_id = ANY (ARRAY(` + window + `)) AND ` + like("m.text_folded", q, args.add) + `
+		GROUP BY m.conversation_id HAVING max(m.seq) < ` + args.add(below) + `
+		ORDER BY hit DESC LIMIT ` + args.add(page+1)
+	_, _, err := s.readMatches(ctx, found, query, args)
 	return err
 }
 

@@ -22,16 +22,16 @@ var searchBenchTerms = []string{
 func BenchmarkSearch100k(b *testing.B) {
 	ctx := b.Context()
 	s := open(b, freshSchema(b))
-	const owner = "usr_bench"
+	const owner, newcomer = "usr_bench", "usr_new"
 	for _, q := range []string{
 		`INSERT INTO accounts (id, email, name, password_hash, monthly_conversations, overage_price_cents, spend_cap_cents, created_at)
 			VALUES ('acc', 'p@example.com', 'P', 'x', 1000000, 0, 0, now())`,
 		`INSERT INTO agents (id, account_id, chatbot_name, config, created_at, updated_at) VALUES ('ag', 'acc', 'Bot', '{}', now(), now())`,
 		`INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at, assignee_id, status, last_activity_at)
 			SELECT 'cv_' || lpad(i::text, 6, '0'), 'ag', 'acc', 'v_' || i, '',
-				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN 'human' ELSE 'ai' END,
+				CASE WHEN i % 20 <> 0 AND i % 10 = 5 OR i % 5000 = 7 THEN 'human' ELSE 'ai' END,
 				now() - interval '200 days' + i * interval '1 minute',
-				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN '` + owner + `' ELSE '' END,
+				CASE WHEN i % 20 <> 0 AND i % 10 = 5 THEN '` + owner + `' WHEN i % 5000 = 7 THEN '` + newcomer + `' ELSE '' END,
 				CASE WHEN i % 20 = 0 THEN 'resolved' ELSE 'open' END,
 				now() - interval '200 days' + i * interval '1 minute' + interval '1 second'
 			FROM generate_series(0, 99999) i`,
@@ -50,17 +50,26 @@ func BenchmarkSearch100k(b *testing.B) {
 			b.Fatalf("%s: %v", q, err)
 		}
 	}
-	mine := owner
+	mine, few := owner, newcomer
 	for _, q := range searchBenchTerms {
 		for _, view := range []struct {
-			name string
-			f    store.ConversationFilter
+			name  string
+			f     store.ConversationFilter
+			index bool // the index's way even in a small list
 		}{
-			{"open", store.ConversationFilter{Status: "open"}},
-			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}},
+			{"open", store.ConversationFilter{Status: "open"}, false},
+			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}, false},
+			// A newcomer's 20 conversations: a small list, searched
+			// through its messages, and the same by the index.
+			{"few", store.ConversationFilter{Status: "open", Assignee: &few}, false},
+			{"few-by-index", store.ConversationFilter{Status: "open", Assignee: &few}, true},
 		} {
 			f := view.f
 			f.Search, f.Limit = q, 50
+			s.smallList = store.ShortSearchWindow
+			if view.index {
+				s.smallList = 0
+			}
 			b.Run(fmt.Sprintf("%s/q=%s", view.name, q), func(b *testing.B) {
 				for b.Loop() {
 					if _, err := s.Conversations(b.Context(), "acc", f); err != nil {

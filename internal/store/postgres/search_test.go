@@ -13,19 +13,21 @@ import (
 // every message and with the index alone, so each way is checked on its
 // own whatever searchWalk is, with a walk of one message, which leaves
 // most pages to the index, and with a short walk read two matches at a
-// time.
+// time; and, as the store runs with the contract's few conversations,
+// through the messages of a small list.
 func TestSearchBothWays(t *testing.T) {
 	t.Parallel()
 	serverURL(t)
 	for _, tt := range []struct {
-		name        string
-		walk, chunk int
-	}{{"Walk", 1 << 30, walkChunk}, {"Index", 0, walkChunk}, {"Both", 1, walkChunk}, {"Chunks", 5, 2}} {
+		name               string
+		walk, chunk, small int
+	}{{"Walk", 1 << 30, walkChunk, 0}, {"Index", 0, walkChunk, 0}, {"Both", 1, walkChunk, 0}, {"Chunks", 5, 2, 0},
+		{"SmallList", searchWalk, walkChunk, store.ShortSearchWindow}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			storetest.RunSearch(t, func(t *testing.T) store.Store {
 				s := open(t, emptyStoreURL(t))
-				s.searchWalk, s.walkChunk = tt.walk, tt.chunk
+				s.searchWalk, s.walkChunk, s.smallList = tt.walk, tt.chunk, tt.small
 				return s
 			})
 		})

@@ -46,6 +46,10 @@ type Store struct {
 	closing        sync.RWMutex // guards closed against sends on writes
 	closed         bool
 
+	// smallList is the most conversations a list may hold for its search
+	// to read all their messages instead of the index (search.go); a test
+	// sets 0 to take the index always.
+	smallList int
 	// The search index's indexer (searchindex.go).
 	toIndex       chan struct{} // the committer nudges it
 	stopIndex     chan struct{}
@@ -92,7 +96,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 	s := &Store{
 		w: w, writes: make(chan writeReq, maxBatch), committerDone: make(chan struct{}),
-		cache: newCaches(),
+		cache: newCaches(), smallList: store.ShortSearchWindow,
 	}
 	if err := s.ws.prepare(ctx, w); err != nil {
 		w.Close()

@@ -105,9 +105,16 @@ func (s *Store) searchConversations(ctx context.Context, accountID string, f sto
 	where, args := listWhere(accountID, f)
 	limit := f.PageSize()
 	found := store.NewMatches(limit + 1)
-	if store.ShortSearch(f.Search) {
+	small, err := s.listAtMost(ctx, where, args, s.smallList)
+	if err != nil {
+		return store.ConversationPage{}, err
+	}
+	switch {
+	case small:
+		err = s.windowMatches(ctx, f.Search, `SELECT id FROM conversations WHERE `+strings.Join(where, " AND "), args, below, f.PageSize(), found)
+	case store.ShortSearch(f.Search):
 		err = s.shortMatches(ctx, f, where, args, below, found)
-	} else {
+	default:
 		err = s.indexMatches(ctx, f.Search, where, args, below, found)
 	}
 	if err != nil {
@@ -118,6 +125,27 @@ func (s *Store) searchConversations(ctx context.Context, accountID string, f sto
 		return store.ConversationPage{}, err
 	}
 	return found.Page(convs, limit), nil
+}
+
+// A small list is searched through its messages, as a short search's
+// window is: the index holds the term's matches in every list and
+// account, and when this list holds few of them (an operator's own few
+// conversations, a term common elsewhere) its walk would read them all
+// before it gives up on a full page. A list of no more than
+// store.ShortSearchWindow conversations is all of its window, so the
+// short search's way is exact there, and costs no more than a short
+// search does on any list.
+
+// listAtMost says whether the list (where, args) holds no more than n
+// conversations; it counts at most n+1 of them, down the list's index.
+func (s *Store) listAtMost(ctx context.Context, where []string, args []any, n int) (bool, error) {
+	if n <= 0 {
+		return false, nil
+	}
+	var count int
+	err := s.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM conversations WHERE `+strings.Join(where, " AND ")+
+		` LIMIT `+limitArg+`)`, append(slices.Clone(args), n+1)...).Scan(&count)
+	return count <= n, err
 }
 
 // indexMatches reads q's matches below seq below into found, newest
@@ -176,11 +204,21 @@ func matchQueries(q string, where []string, args []any, below int64) [2]matchQue
 // worked out by GROUP BY, those below the cursor newest first.
 func (s *Store) shortMatches(ctx context.Context, f store.ConversationFilter, where []string, args []any, below int64, found *store.Matches) error {
 	window, windowArgs := shortWindow(f, where, args)
+	return s.windowMatches(ctx, f.Search, window, windowArgs, below, f.PageSize(), found)
+}
+
+// windowMatches reads into found the matches of q among the messages of
+// the conversations window (a query of their ids, with its arguments):
+// each conversation's newest match, those below the cursor newest first,
+// up to a page and one more. A small list is its own window, read in no
+// order: a window in the list's order could take an index for the order
+// rather than the one for the list's conditions.
+func (s *Store) windowMatches(ctx context.Context, q, window string, windowArgs []any, below int64, page int, found *store.Matches) error {
 	query := `SELECT max(m.seq) AS hit, m.conversation_id FROM messages m
 		WHERE m.conversation_id IN (` + window + `) AND m.text_folded LIKE ? ESCAPE '` + likeEscape + `'
 		GROUP BY m.conversation_id HAVING hit < ?
 		ORDER BY hit DESC LIMIT ` + limitArg
-	return s.readMatches(ctx, found, query, slices.Concat(windowArgs, []any{containsPattern(f.Search), below, f.PageSize() + 1})...)
+	return s.readMatches(ctx, found, query, slices.Concat(windowArgs, []any{containsPattern(q), below, page + 1})...)
 }
 
 // shortWindow is the query of the ids of the list's newest

@@ -28,14 +28,14 @@ var searchBenchTerms = []string{
 
 // BenchmarkSearch100k is the inbox search of one account with 100,000
 // conversations of two messages each (every 20th resolved, every 10th
-// assigned), in the open list and the assignee's, as Conversations runs
-// it. The seed takes about a minute; timings are never asserted.
+// assigned to one operator, every 5,000th to a newcomer), in the open
+// list, the assignee's and the newcomer's, as Conversations runs it. The seed takes about a minute; timings are never asserted.
 //
 //	go test -run '^$' -bench Search100k -benchtime 20x ./internal/store/sqlite/
 func BenchmarkSearch100k(b *testing.B) {
 	s := openTemp(b)
 	acc, ag := newAgentFixtureOn(b, s)
-	const owner = "usr_bench"
+	const owner, newcomer = "usr_bench", "usr_new"
 	tx, err := s.w.Begin()
 	if err != nil {
 		b.Fatal(err)
@@ -59,6 +59,8 @@ func BenchmarkSearch100k(b *testing.B) {
 			status = "resolved"
 		case i%10 == 5:
 			mode, assignee = "human", owner
+		case i%5000 == 7:
+			mode, assignee = "human", newcomer
 		}
 		if _, err := conv.Exec(id, ag.ID, acc.ID, secret.VisitorID(), mode, at, assignee, status, at+1000); err != nil {
 			b.Fatal(err)
@@ -79,17 +81,26 @@ func BenchmarkSearch100k(b *testing.B) {
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	mine := owner
+	mine, few := owner, newcomer
 	for _, q := range searchBenchTerms {
 		for _, view := range []struct {
-			name string
-			f    store.ConversationFilter
+			name  string
+			f     store.ConversationFilter
+			index bool // the index's way even in a small list
 		}{
-			{"open", store.ConversationFilter{Status: "open"}},
-			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}},
+			{"open", store.ConversationFilter{Status: "open"}, false},
+			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}, false},
+			// A newcomer's 20 conversations: a small list, searched
+			// through its messages, and the same by the index.
+			{"few", store.ConversationFilter{Status: "open", Assignee: &few}, false},
+			{"few-by-index", store.ConversationFilter{Status: "open", Assignee: &few}, true},
 		} {
 			f := view.f
 			f.Search, f.Limit = q, 50
+			s.smallList = store.ShortSearchWindow
+			if view.index {
+				s.smallList = 0
+			}
 			b.Run(fmt.Sprintf("%s/q=%s", view.name, q), func(b *testing.B) {
 				for b.Loop() {
 					if _, err := s.Conversations(b.Context(), acc.ID, f); err != nil {

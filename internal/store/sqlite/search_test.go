@@ -39,21 +39,25 @@ func (s indexFirst) Conversations(ctx context.Context, accountID string, f store
 }
 
 // TestSearchEveryWay runs the search's contract with the matches found in
-// the index (every message indexed before each list) and among the
-// messages above its mark (none indexed: the indexer stopped). After
-// each, the index holds exactly the messages there are (deleted ones
-// gone).
+// the index (every message indexed before each list), among the
+// messages above its mark (none indexed: the indexer stopped), and, as
+// the store runs with the contract's few conversations, through the
+// messages of a small list. After each, the index holds exactly the
+// messages there are (deleted ones gone).
 func TestSearchEveryWay(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name    string
-		indexed bool
-	}{{"Index", true}, {"Unindexed", false}} {
+		name           string
+		indexed, small bool
+	}{{"Index", true, false}, {"Unindexed", false, false}, {"SmallList", true, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			storetest.RunSearch(t, func(t *testing.T) store.Store {
 				s := openCopy(t)
 				t.Cleanup(func() { checkSearchIndex(t, s) }) // before the store closes
+				if !tt.small {
+					s.smallList = 0
+				}
 				if !tt.indexed {
 					s.stopIndexer()
 					return s
