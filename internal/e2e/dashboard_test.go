@@ -30,7 +30,7 @@ import (
 
 // visitor talks to the widget API as the embed script would.
 type visitor struct {
-	t    *testing.T
+	t    testing.TB
 	s    *stack
 	key  string
 	lang string
