@@ -74,6 +74,11 @@ func startBrowser(t testing.TB) context.Context {
 			chromedp.Flag("disable-quic", true),
 			chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("hide-scrollbars", true),
+			// chromedp's list (Translate, BlinkGenPropertyTrees), and the WebUI
+			// omnibox popups Chromium 156 preloads into every window, which is
+			// every browser context here: each one's renderer spun for seconds,
+			// about 1 s of CPU per test page (docs/testing.md, "How the suite
+			// stays fast"). A flag replaces chromedp's list, hence both.
 			chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI"),
 		)
 		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
