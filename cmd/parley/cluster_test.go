@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,37 +37,31 @@ func redisURL(t *testing.T) string {
 	return fmt.Sprintf("redis://%s/%d", host, 1+rand.IntN(15))
 }
 
-// built is the program built once for every test that runs it as a
-// separate process (TestMain removes it).
-var built struct {
-	once sync.Once
-	dir  string
-	err  error
-}
+// asParley, set in a child's environment, makes the test binary run as
+// the program itself (TestMain calls main): the cluster tests start
+// instances of the real program without a `go build` (about 10 s of CPU
+// for the link alone, on every run).
+const asParley = "PARLEY_TEST_RUN_AS_PARLEY"
 
+// buildBinary gives the program to run as a separate process: this test
+// binary, which TestMain turns into parley for its children.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "parley-bin-"); built.err != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "parley"), ".").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(built.dir, "parley")
+	return bin
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	if os.Getenv(asParley) == "1" {
+		main()
+		return
 	}
-	os.Exit(code)
+	// Every process this test binary starts is parley.
+	os.Setenv(asParley, "1")
+	os.Exit(m.Run())
 }
 
 func freePort(t *testing.T) string {

@@ -8,6 +8,7 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"parley/internal/audit"
@@ -109,7 +110,7 @@ func (d *Dashboard) SignIn(w http.ResponseWriter, r *http.Request) {
 	// emails have accounts.
 	hash := u.PasswordHash
 	if hash == "" {
-		hash = dummyHash
+		hash = dummyHash()
 	}
 	if !secret.CheckPassword(hash, password) || err != nil {
 		d.signins.Failed(now, email, ip)
@@ -129,11 +130,16 @@ func (d *Dashboard) SignIn(w http.ResponseWriter, r *http.Request) {
 }
 
 // dummyHash is a bcrypt hash of a random password, checked for unknown
-// emails.
-var dummyHash = func() string {
+// emails. Made on the first such sign-in, not when the program starts:
+// hashing at bcrypt's cost takes 60 ms, and 0.8 s under the race detector,
+// in every process that imports the dashboard, CLI commands and every
+// test binary included (docs/benchmarks.md, "Start-up"). The first
+// unknown email after a start waits for the hash too; one such sign-in
+// per process tells nothing a second would not.
+var dummyHash = sync.OnceValue(func() string {
 	h, _ := secret.HashPassword(secret.ID("", 16))
 	return h
-}()
+})
 
 func (d *Dashboard) startSession(w http.ResponseWriter, r *http.Request, u domain.User) error {
 	token := secret.ID("", 32)

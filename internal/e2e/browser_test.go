@@ -51,7 +51,7 @@ func chromium() string {
 	return p
 }
 
-func startBrowser(t *testing.T) context.Context {
+func startBrowser(t testing.TB) context.Context {
 	t.Helper()
 	path := chromium()
 	if path == "" {
@@ -74,6 +74,12 @@ func startBrowser(t *testing.T) context.Context {
 			chromedp.Flag("disable-quic", true),
 			chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("hide-scrollbars", true),
+			// chromedp's list (Translate, BlinkGenPropertyTrees), and the WebUI
+			// omnibox popups Chromium 156 preloads into every window, which is
+			// every browser context here: each one's renderer spun for seconds,
+			// about 1 s of CPU per test page (docs/testing.md, "How the suite
+			// stays fast"). A flag replaces chromedp's list, hence both.
+			chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI"),
 		)
 		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		ctx, cancelCtx := chromedp.NewContext(alloc)
@@ -92,7 +98,7 @@ func startBrowser(t *testing.T) context.Context {
 // page is one tab in a fresh browser context, with its console and any
 // JavaScript dialogs (alert) recorded.
 type page struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	mu      sync.Mutex
 	console []chromedp.ConsoleMessage
@@ -104,7 +110,7 @@ type page struct {
 
 // newPage opens a tab that lives until the test ends or timeout passes,
 // whichever is first, so a hung browser cannot hang the test run.
-func newPage(t *testing.T, timeout time.Duration) *page {
+func newPage(t testing.TB, timeout time.Duration) *page {
 	t.Helper()
 	tab, cancelTab := chromedp.NewContext(startBrowser(t), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancelTab)

@@ -154,24 +154,30 @@ func TestBudgets(t *testing.T) {
 	p.checkConsole()
 }
 
-// TestMainThread measures the main-thread work the loader causes on a page
-// with a Chromium performance trace (what DevTools' Performance panel
+// BenchmarkMainThread measures the main-thread work the loader causes on a
+// page with a Chromium performance trace (what DevTools' Performance panel
 // records): the tasks that compile and run widget.js, including the one in
 // which it reads storage and draws the launcher once the page is idle, and
 // the style, layout and paint that follow, less the rendering work that
 // follows a script that does nothing. For comparison it also measures a
 // script that only reads localStorage once, the part of the loader's work
-// that is the browser's. It logs the numbers for docs/benchmarks.md. The
-// budget is 5 ms; timings on a shared machine vary, so only ten times that
-// fails. Not parallel: it measures, so it runs while no other test does.
-func TestMainThread(t *testing.T) {
-	s := newStack(t)
-	h := newHost(t, s)
+// that is the browser's. It reports the numbers for docs/benchmarks.md:
+//
+//	go test ./internal/e2e -run '^$' -bench MainThread -benchtime 1x
+//
+// A benchmark, not a test: it measures, so it must run while nothing else
+// does, and timings on a shared machine are no pass/fail verdict (the
+// test suite ran it serially, 25 s of its wall time). The budget is 5 ms;
+// ten times that is reported as a failure, as a sign of a regression
+// rather than of a busy machine.
+func BenchmarkMainThread(b *testing.B) {
+	s := newStack(b)
+	h := newHost(b, s)
 	page := h.url(pageOptions{noWidget: true, timing: true})
 
 	// In a browser context of its own: the first read of localStorage there
 	// is what the loader's first visit pays for opening the storage.
-	first := newPage(t, 30*time.Second)
+	first := newPage(b, 30*time.Second)
 	first.navigate(page)
 	st := traceMainThread(first, h.srv.URL+"/storage.js", `new Promise(done => {
 		const s = document.createElement('script');
@@ -179,9 +185,10 @@ func TestMainThread(t *testing.T) {
 		s.onload = () => requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
 		document.body.append(s);
 	})`)
-	t.Logf("the first localStorage read in a fresh browser context: wall %.2f ms, CPU %.2f ms", st.script, st.scriptCPU)
+	b.Logf("the first localStorage read in a fresh browser context: wall %.2f ms, CPU %.2f ms", st.script, st.scriptCPU)
+	b.ReportMetric(st.scriptCPU, "first-storage-cpu-ms")
 
-	p := newPage(t, 180*time.Second)
+	p := newPage(b, 10*time.Minute)
 	add := func(src, key string) mainThread {
 		p.navigate(page)
 		return traceMainThread(p, src, `new Promise(done => {
@@ -197,32 +204,49 @@ func TestMainThread(t *testing.T) {
 		})`)
 	}
 
-	var worst float64
-	for _, rate := range []float64{1, 4} {
-		setCPUThrottling(p, rate)
-		var wall, cpu, storage, storageCPU, run []float64
-		for i := range 9 {
-			w := add(s.srv.URL+"/widget.js", s.keys["en"])
-			noop := add(h.srv.URL+"/noop.js", "")
-			st := add(h.srv.URL+"/storage.js", "")
-			wall = append(wall, w.script+max(0, w.render-noop.render))
-			cpu = append(cpu, w.scriptCPU+max(0, w.renderCPU-noop.renderCPU))
-			storage, storageCPU = append(storage, st.script), append(storageCPU, st.scriptCPU)
-			run = append(run, w.runCPU)
-			if i == 0 {
-				t.Logf("CPU slowdown %gx, first visit: wall %.2f ms (script %.2f, rendering %.2f less %.2f after a no-op script), CPU %.2f ms (script %.2f, rendering %.2f less %.2f)",
-					rate, wall[0], w.script, w.render, noop.render, cpu[0], w.scriptCPU, w.renderCPU, noop.renderCPU)
+	// Later visits of every iteration; the first visit of the first one is
+	// the first visit (nothing compiled or cached yet).
+	type samples struct{ wall, cpu, storage, storageCPU, run []float64 }
+	rates := []float64{1, 4}
+	later := map[float64]*samples{1: {}, 4: {}}
+	for iteration := 0; b.Loop(); iteration++ {
+		for _, rate := range rates {
+			setCPUThrottling(p, rate)
+			var wall, cpu []float64
+			for i := range 9 {
+				w := add(s.srv.URL+"/widget.js", s.keys["en"])
+				noop := add(h.srv.URL+"/noop.js", "")
+				st := add(h.srv.URL+"/storage.js", "")
+				wall = append(wall, w.script+max(0, w.render-noop.render))
+				cpu = append(cpu, w.scriptCPU+max(0, w.renderCPU-noop.renderCPU))
+				if i == 0 {
+					if iteration == 0 {
+						b.Logf("CPU slowdown %gx, first visit: wall %.2f ms (script %.2f, rendering %.2f less %.2f after a no-op script), CPU %.2f ms (script %.2f, rendering %.2f less %.2f)",
+							rate, wall[0], w.script, w.render, noop.render, cpu[0], w.scriptCPU, w.renderCPU, noop.renderCPU)
+						b.ReportMetric(cpu[0], fmt.Sprintf("first-cpu-%gx-ms", rate))
+					}
+					continue
+				}
+				l := later[rate]
+				l.wall, l.cpu, l.run = append(l.wall, wall[i]), append(l.cpu, cpu[i]), append(l.run, w.runCPU)
+				l.storage, l.storageCPU = append(l.storage, st.script), append(l.storageCPU, st.scriptCPU)
 			}
-		}
-		t.Logf("CPU slowdown %gx, later visits: wall median %.2f ms (runs %s), CPU median %.2f ms (runs %s), of which CPU while the page loads (the script's own run) median %.2f ms; a script that only reads localStorage: wall %.2f ms, CPU %.2f ms",
-			rate, median(wall[1:]), ms(wall), median(cpu[1:]), ms(cpu), median(run[1:]), median(storage[1:]), median(storageCPU[1:]))
-		if rate == 1 {
-			worst = median(wall[1:])
+			b.Logf("CPU slowdown %gx, visits: wall %s ms, CPU %s ms", rate, ms(wall), ms(cpu))
 		}
 	}
 	setCPUThrottling(p, 1)
-	if worst > 50 {
-		t.Errorf("the loader costs %.1f ms of main-thread work; the budget is 5 ms", worst)
+	for _, rate := range rates {
+		l := later[rate]
+		b.Logf("CPU slowdown %gx, later visits: wall median %.2f ms, CPU median %.2f ms, of which CPU while the page loads (the script's own run) median %.2f ms; a script that only reads localStorage: wall %.2f ms, CPU %.2f ms",
+			rate, median(l.wall), median(l.cpu), median(l.run), median(l.storage), median(l.storageCPU))
+		b.ReportMetric(median(l.wall), fmt.Sprintf("wall-%gx-ms", rate))
+		b.ReportMetric(median(l.cpu), fmt.Sprintf("cpu-%gx-ms", rate))
+		b.ReportMetric(median(l.run), fmt.Sprintf("load-cpu-%gx-ms", rate))
+		b.ReportMetric(median(l.storageCPU), fmt.Sprintf("storage-cpu-%gx-ms", rate))
+	}
+	b.ReportMetric(0, "ns/op") // one iteration is many page views; its time says nothing
+	if worst := median(later[1].wall); worst > 50 {
+		b.Errorf("the loader costs %.1f ms of main-thread work; the budget is 5 ms", worst)
 	}
 	p.checkConsole()
 }

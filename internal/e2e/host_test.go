@@ -23,7 +23,7 @@ type host struct {
 	api *stack
 }
 
-func newHost(t *testing.T, api *stack) *host {
+func newHost(t testing.TB, api *stack) *host {
 	t.Helper()
 	h := &host{api: api}
 	mux := http.NewServeMux()
@@ -32,7 +32,7 @@ func newHost(t *testing.T, api *stack) *host {
 	mux.HandleFunc("GET /hostile.css", css(hostileCSS))
 	// Browsers ask for it; an error answer would be a console error.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	// Baselines for TestMainThread: a script that does nothing, and one
+	// Baselines for BenchmarkMainThread: a script that does nothing, and one
 	// that only reads localStorage.
 	mux.HandleFunc("GET /noop.js", script("window.noop = 1;\n"))
 	mux.HandleFunc("GET /storage.js", script("window.stored = localStorage.getItem('x');\n"))

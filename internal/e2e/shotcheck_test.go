@@ -108,7 +108,7 @@ func capture(p *page, name string, full bool, probes string) []byte {
 
 // checkShot decodes a screenshot and compares it with the geometry the
 // page reported for it just before the capture.
-func checkShot(t *testing.T, name string, b []byte, g shotGeometry) {
+func checkShot(t testing.TB, name string, b []byte, g shotGeometry) {
 	t.Helper()
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {

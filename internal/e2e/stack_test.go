@@ -45,7 +45,7 @@ import (
 // stack is a whole Parley on a fresh SQLite database, served on a loopback
 // port, with one account and one agent per language the tests speak.
 type stack struct {
-	t      *testing.T
+	t      testing.TB
 	store  store.Store
 	srv    *httptest.Server
 	token  string            // the account's API token
@@ -79,7 +79,7 @@ var agents = []struct {
 	}},
 }
 
-func newStack(t *testing.T) *stack { return newStackWith(t, stackOptions{}) }
+func newStack(t testing.TB) *stack { return newStackWith(t, stackOptions{}) }
 
 // newStackCapped is newStack with a cap on messages per conversation
 // (0: the default).
@@ -103,7 +103,7 @@ type stackOptions struct {
 	smtp *mailtest.Server
 }
 
-func newStackWith(t *testing.T, o stackOptions) *stack {
+func newStackWith(t testing.TB, o stackOptions) *stack {
 	t.Helper()
 	maxMessages := o.maxMessages
 	ctx := context.Background()
