@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"parley/internal/secret"
 )
 
 func TestSignIn(t *testing.T) {
@@ -193,5 +197,26 @@ func TestLanguage(t *testing.T) {
 		if p := b.post("/language", url.Values{"lang": {"en"}, "back": {back}}); p.location != "/" {
 			t.Fatalf("open redirect to %q: %q", back, p.location)
 		}
+	}
+}
+
+// TestDummyHashCost: the hash checked for unknown emails costs what a
+// user's does, so a sign-in's time does not tell whether the email has an
+// account.
+func TestDummyHashCost(t *testing.T) {
+	t.Parallel()
+	user, err := secret.HashPassword("password1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := bcrypt.Cost([]byte(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := bcrypt.Cost([]byte(dummyHash)); err != nil || got != want {
+		t.Fatalf("the dummy hash's cost is %d (%v), a user's %d", got, err, want)
+	}
+	if secret.CheckPassword(dummyHash, "") {
+		t.Fatal("the dummy hash takes an empty password")
 	}
 }
