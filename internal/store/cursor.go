@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/base64"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -94,4 +95,18 @@ func (f ConversationFilter) PageCursor() (*Cursor, error) {
 		return nil, ErrBadCursor
 	}
 	return &c, nil
+}
+
+// MatchesBelow checks f, which has a search, and returns the seq below
+// which its page's matches lie: the cursor's newest match on a later page,
+// math.MaxInt64 on the first.
+func (f ConversationFilter) MatchesBelow() (int64, error) {
+	if err := f.Check(); err != nil {
+		return 0, err
+	}
+	cur, err := f.PageCursor()
+	if err != nil || cur == nil {
+		return math.MaxInt64, err
+	}
+	return cur.Seq, nil
 }

@@ -44,16 +44,9 @@ const searchWalk = 4000
 
 // searchConversations is the page of f, which has a search.
 func (s *Store) searchConversations(ctx context.Context, accountID string, f store.ConversationFilter) (store.ConversationPage, error) {
-	if err := f.Check(); err != nil {
-		return store.ConversationPage{}, err
-	}
-	cur, err := f.PageCursor()
+	below, err := f.MatchesBelow()
 	if err != nil {
 		return store.ConversationPage{}, err
-	}
-	below := int64(math.MaxInt64)
-	if cur != nil {
-		below = cur.Seq
 	}
 	limit := f.PageSize()
 	found := store.NewMatches(limit + 1)
