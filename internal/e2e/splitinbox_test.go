@@ -118,6 +118,15 @@ func TestDeskSplitInbox(t *testing.T) {
 		eval[bool](p, `(document.querySelector('#lang-switch').value = '`+lang+`', document.querySelector('#lang-switch').form.submit(), true)`)
 		settle(p, "the page in "+lang, `document.documentElement.lang == '`+lang+`' && !!document.querySelector('.desk-details')`)
 		shotDesk(t, p, "desk-wide-"+lang)
+		if lang == "en" {
+			// A search: its rows, and the order it is in said under the box.
+			p.navigate(s.srv.URL + "/inbox?q=boots")
+			settle(p, "the search", `!!document.querySelector('#search-order') && !!document.querySelector('#inbox tr[data-id="`+second.conv+`"]')`)
+			if eval[bool](p, `!!document.querySelector('#inbox tr[data-id="`+first.conv+`"]')`) {
+				t.Error("the search for boots lists the conversation about opening hours")
+			}
+			shotDesk(t, p, "desk-search-wide-en")
+		}
 		p.do(chromedp.EmulateViewport(390, 844))
 		p.navigate(s.srv.URL + "/conversations/" + second.conv)
 		settle(p, "the narrow conversation", `!!document.querySelector('.transcript') && document.readyState == 'complete'`)
