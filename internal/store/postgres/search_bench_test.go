@@ -1,20 +1,15 @@
 package postgres
 
 import (
-	"fmt"
 	"testing"
 
-	"parley/internal/store"
+	"parley/internal/store/storetest"
 )
-
-// searchBenchTerms: as the SQLite store's benchmark (docs/benchmarks.md).
-var searchBenchTerms = []string{
-	"number 99999", "number 4242", "number 12", "number 1", "shipping", "delivery is free", "ș", "zq",
-}
 
 // BenchmarkSearch100k is the SQLite store's benchmark of the same name on
 // PostgreSQL: one account with 100,000 conversations of two messages each
-// (every 20th resolved, every 10th assigned), written in one statement
+// (every 20th resolved, every 10th assigned, every 5,000th to a
+// newcomer), written in one statement
 // each, then ANALYZE, as autovacuum would. Skipped without
 // PARLEY_TEST_POSTGRES_URL; timings are never asserted.
 //
@@ -50,50 +45,5 @@ func BenchmarkSearch100k(b *testing.B) {
 			b.Fatalf("%s: %v", q, err)
 		}
 	}
-	mine, few := owner, newcomer
-	for _, q := range searchBenchTerms {
-		for _, view := range []struct {
-			name  string
-			f     store.ConversationFilter
-			index bool // the index's way even in a small list
-		}{
-			{"open", store.ConversationFilter{Status: "open"}, false},
-			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}, false},
-			// A newcomer's 20 conversations: a small list, searched
-			// through its messages, and the same by the index.
-			{"few", store.ConversationFilter{Status: "open", Assignee: &few}, false},
-			{"few-by-index", store.ConversationFilter{Status: "open", Assignee: &few}, true},
-		} {
-			f := view.f
-			f.Search, f.Limit = q, 50
-			s.smallList = store.ShortSearchWindow
-			if view.index {
-				s.smallList = 0
-			}
-			b.Run(fmt.Sprintf("%s/q=%s", view.name, q), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := s.Conversations(b.Context(), "acc", f); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			// The second page: the cursor's conversations checked for
-			// newer matches.
-			first, err := s.Conversations(b.Context(), "acc", f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if first.Next == "" {
-				continue
-			}
-			f.Before = first.Next
-			b.Run(fmt.Sprintf("%s/page2/q=%s", view.name, q), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := s.Conversations(b.Context(), "acc", f); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
+	storetest.BenchSearch(b, s, "acc", owner, newcomer, func(n int) { s.smallList = n })
 }

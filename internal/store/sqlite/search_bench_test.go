@@ -7,29 +7,14 @@ import (
 
 	"parley/internal/secret"
 	"parley/internal/store"
+	"parley/internal/store/storetest"
 )
-
-// searchBenchTerms are the inbox searches measured at 100,000
-// conversations (docs/benchmarks.md), with how many of the 200,000
-// messages each matches. The visitor's message of conversation i is
-// "Question number i about shipping to Chișinău", the reply "Delivery is
-// free over 500 lei.", so "number 12" is in conversations 12, 120–129,
-// 1,200–1,299 and 12,000–12,999: old ones, far down the list.
-var searchBenchTerms = []string{
-	"number 99999",     // 1 message, the newest conversation
-	"number 4242",      // 11
-	"number 12",        // 1,111, old
-	"number 1",         // 11,111, old
-	"shipping",         // 100,000, every conversation
-	"delivery is free", // 100,000
-	"ș",                // 1-2 characters: the window; every conversation
-	"zq",               // 1-2 characters: none
-}
 
 // BenchmarkSearch100k is the inbox search of one account with 100,000
 // conversations of two messages each (every 20th resolved, every 10th
-// assigned to one operator, every 5,000th to a newcomer), in the open
-// list, the assignee's and the newcomer's, as Conversations runs it. The seed takes about a minute; timings are never asserted.
+// assigned to one operator, every 5,000th to a newcomer), measured by
+// storetest.BenchSearch. The seed takes about a minute; timings are never
+// asserted.
 //
 //	go test -run '^$' -bench Search100k -benchtime 20x ./internal/store/sqlite/
 func BenchmarkSearch100k(b *testing.B) {
@@ -81,50 +66,5 @@ func BenchmarkSearch100k(b *testing.B) {
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	mine, few := owner, newcomer
-	for _, q := range searchBenchTerms {
-		for _, view := range []struct {
-			name  string
-			f     store.ConversationFilter
-			index bool // the index's way even in a small list
-		}{
-			{"open", store.ConversationFilter{Status: "open"}, false},
-			{"mine", store.ConversationFilter{Status: "open", Assignee: &mine}, false},
-			// A newcomer's 20 conversations: a small list, searched
-			// through its messages, and the same by the index.
-			{"few", store.ConversationFilter{Status: "open", Assignee: &few}, false},
-			{"few-by-index", store.ConversationFilter{Status: "open", Assignee: &few}, true},
-		} {
-			f := view.f
-			f.Search, f.Limit = q, 50
-			s.smallList = store.ShortSearchWindow
-			if view.index {
-				s.smallList = 0
-			}
-			b.Run(fmt.Sprintf("%s/q=%s", view.name, q), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := s.Conversations(b.Context(), acc.ID, f); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			// The second page: the cursor's conversations checked for
-			// newer matches.
-			first, err := s.Conversations(b.Context(), acc.ID, f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if first.Next == "" {
-				continue
-			}
-			f.Before = first.Next
-			b.Run(fmt.Sprintf("%s/page2/q=%s", view.name, q), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := s.Conversations(b.Context(), acc.ID, f); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
+	storetest.BenchSearch(b, s, acc.ID, owner, newcomer, func(n int) { s.smallList = n })
 }
