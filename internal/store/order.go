@@ -77,6 +77,23 @@ func (o Order) Next(c domain.Conversation) string {
 	return Cursor{Order: o, At: o.Key(c), ID: c.ID}.Encode()
 }
 
+// ByEachStatus says whether f's list is every status by activity, which
+// a store reads a status at a time (EveryStatus, a short search's window).
+func (f ConversationFilter) ByEachStatus() bool {
+	return f.Status == "" && f.Order == ByActivity
+}
+
+// StatusArms are the filters of the queries a store reads f's list with:
+// f itself, or, by each status, f for the open and f for the resolved.
+func (f ConversationFilter) StatusArms() []ConversationFilter {
+	if !f.ByEachStatus() {
+		return []ConversationFilter{f}
+	}
+	open, resolved := f, f
+	open.Status, resolved.Status = domain.StatusOpen, domain.StatusResolved
+	return []ConversationFilter{open, resolved}
+}
+
 // EveryStatus pages f with list, a store's query of one status at a time,
 // when f asks for every status by activity: no index holds every status
 // in that order (each would be one more entry for every message to move,
@@ -85,7 +102,7 @@ func (o Order) Next(c domain.Conversation) string {
 // is list's alone, and so is a search: its page is in match order, which
 // the stores read whatever the status.
 func EveryStatus(f ConversationFilter, list func(ConversationFilter) (ConversationPage, error)) (ConversationPage, error) {
-	if f.Status != "" || f.Order != ByActivity || f.Search != "" {
+	if !f.ByEachStatus() || f.Search != "" {
 		return list(f)
 	}
 	if err := f.Check(); err != nil {
@@ -93,9 +110,7 @@ func EveryStatus(f ConversationFilter, list func(ConversationFilter) (Conversati
 	}
 	var arms [2]ConversationPage
 	more := false
-	for i, st := range []domain.Status{domain.StatusOpen, domain.StatusResolved} {
-		one := f
-		one.Status = st
+	for i, one := range f.StatusArms() {
 		p, err := list(one)
 		if err != nil {
 			return ConversationPage{}, err

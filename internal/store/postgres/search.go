@@ -206,7 +206,7 @@ func (s *Store) shortMatches(ctx context.Context, accountID string, f store.Conv
 			` ORDER BY ` + order + ` LIMIT ` + args.add(store.ShortSearchWindow) + `)`
 	}
 	var window string
-	if f.Status == "" && f.Order == store.ByActivity {
+	if f.ByEachStatus() {
 		window = `SELECT id FROM (` + arm(string(domain.StatusOpen)) + ` UNION ALL ` + arm(string(domain.StatusResolved)) +
 			`) AS w ORDER BY ` + order + ` LIMIT ` + args.add(store.ShortSearchWindow)
 	} else {

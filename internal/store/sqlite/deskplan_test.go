@@ -52,7 +52,7 @@ func TestDeskFilterPlans(t *testing.T) {
 			LastActivityAt: time.UnixMilli(5), WaitingSince: time.UnixMilli(5)})} {
 			f := tt.f
 			f.Before = before
-			for _, f := range arms(f) {
+			for _, f := range f.StatusArms() {
 				query, args, err := s.conversationsQuery("a", f)
 				if err != nil {
 					t.Fatal(err)
@@ -65,15 +65,4 @@ func TestDeskFilterPlans(t *testing.T) {
 			}
 		}
 	}
-}
-
-// arms are the filters of the queries Conversations runs for f: one, or
-// one a status for every status by activity (store.EveryStatus).
-func arms(f store.ConversationFilter) []store.ConversationFilter {
-	if f.Status != "" || f.Order != store.ByActivity {
-		return []store.ConversationFilter{f}
-	}
-	open, resolved := f, f
-	open.Status, resolved.Status = domain.StatusOpen, domain.StatusResolved
-	return []store.ConversationFilter{open, resolved}
 }

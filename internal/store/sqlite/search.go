@@ -224,7 +224,7 @@ func shortWindow(f store.ConversationFilter, where []string, args []any) (string
 		return `SELECT * FROM (SELECT id, last_activity_at FROM conversations WHERE ` + strings.Join(where, " AND ") +
 			` ORDER BY ` + order + ` LIMIT ` + limitArg + `)`
 	}
-	if f.Status == "" && f.Order == store.ByActivity {
+	if f.ByEachStatus() {
 		byStatus := append(slices.Clone(where), "status = ?")
 		return `SELECT id FROM (` + arm(byStatus) + ` UNION ALL ` + arm(byStatus) + `) ORDER BY ` + order + ` LIMIT ` + limitArg,
 			slices.Concat(args, []any{domain.StatusOpen, store.ShortSearchWindow}, args, []any{domain.StatusResolved, store.ShortSearchWindow},
