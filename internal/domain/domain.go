@@ -129,6 +129,16 @@ type Conversation struct {
 	// Status is open or resolved (the operator desk, issue 19); a new
 	// visitor message reopens a resolved conversation.
 	Status Status
+	// What happened in the conversation, for its Outcome (issue 20):
+	// Asked once a visitor message is stored, Answered once an AI reply
+	// that answered is; HandedAt when a person was first asked for or
+	// took over (zero: never), FirstOperatorAt when an operator first
+	// wrote (zero: never); Helpful and NotHelpful count the visitor's
+	// thumbs on the AI's answers as they stand now.
+	Asked, Answered     bool
+	HandedAt            time.Time
+	FirstOperatorAt     time.Time
+	Helpful, NotHelpful int
 }
 
 // Status is a conversation's place in the desk's work: open until an
@@ -162,6 +172,9 @@ type Message struct {
 	// Tokens is what an AI reply from an LLM cost; zero for every other
 	// message (the built-in knowledge-base agent uses no tokens).
 	Tokens Tokens
+	// Helpful is the visitor's thumbs on an AI answer (issue 20): nil
+	// when they gave none, else true (up) or false (down).
+	Helpful *bool
 }
 
 // Tokens are LLM tokens as the backend counted them: those of the prompt

@@ -103,6 +103,11 @@ type NewMessage struct {
 	// and, in the same transaction, added to the account's usage of the
 	// UTC month of the message's time (quota.Period).
 	Tokens domain.Tokens
+	// Question is, for an AI reply, the visitor's message it answers, and
+	// Lang the widget's language then ("" when not told): an Unanswered
+	// reply records them as a Question (QuestionUnanswered) in the same
+	// write, for the knowledge gaps (issue 20).
+	Question, Lang string
 }
 
 // PollState: see Store.PollState.

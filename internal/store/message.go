@@ -38,7 +38,10 @@ func (n NewMessage) Fits(count int) bool {
 // added: the mode n sets (and the assignee, when n takes it from the AI),
 // the end of the wait when a human handles it (or
 // the start of one that n asks for), no assignee once the AI handles it,
-// the misses of an AI message, the last message and the latest activity.
+// the misses of an AI message, the last message and the latest activity,
+// and what the outcome rule reads (domain.Conversation.Outcome): whether
+// the visitor asked and the AI answered, the handoff and the operators'
+// first message.
 // Both stores write exactly this, so they cannot drift apart.
 //
 // A wait keeps the time it began (WaitingSince) through every message
@@ -67,11 +70,22 @@ func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversati
 	case c.WaitingSince.IsZero():
 		c.WaitingSince = at // the wait begins with this message
 	}
-	if n.Role == domain.RoleAI {
+	if c.Mode == domain.ModeHuman || c.Waiting {
+		c = c.HandOff(at)
+	}
+	switch n.Role {
+	case domain.RoleVisitor:
+		c.Asked = true
+	case domain.RoleAI:
 		if n.Unanswered {
 			c.Misses++
 		} else {
 			c.Misses = 0
+			c.Answered = true
+		}
+	case domain.RoleOperator:
+		if c.FirstOperatorAt.IsZero() {
+			c.FirstOperatorAt = at
 		}
 	}
 	c.LastMessageAt, c.LastMessage = at, n.Text
