@@ -7,15 +7,8 @@ import (
 	"parley/internal/domain"
 )
 
-// Insights is what the owner's reports read (issue 20, "AI outcomes"),
-// and the visitors' feedback on the AI's answers that they count. Every
-// row of a conversation goes with it (retention, erasure).
-//
-// Each conversation's outcome is stored with it, worked out by
-// domain.Conversation.Outcome whenever one of its inputs changes (a
-// message, a handoff, a takeover, feedback), so a report groups by a
-// column and never re-reads transcripts.
-type Insights interface {
+// Feedback is the visitors' thumbs on the AI's answers (issue 20).
+type Feedback interface {
 	// SetFeedback records the visitor's thumbs on the AI message seq of
 	// the conversation, replacing an earlier one (one per message,
 	// changeable). In the same transaction the conversation's Helpful and
@@ -26,6 +19,16 @@ type Insights interface {
 	// already had that thumbs). domain.ErrNotFound when the conversation
 	// holds no AI message with that seq.
 	SetFeedback(ctx context.Context, conversationID string, seq int64, helpful bool) (domain.Conversation, bool, error)
+}
+
+// Insights is what the owner's reports read (issue 20, "AI outcomes").
+// Every row of a conversation goes with it (retention, erasure).
+//
+// Each conversation's outcome is stored with it, worked out by
+// domain.Conversation.Outcome whenever one of its inputs changes (a
+// message, a handoff, a takeover, feedback), so a report groups by a
+// column and never re-reads transcripts.
+type Insights interface {
 	// Report sums the account's conversations created in [f.From, f.To)
 	// (of f.AgentID's alone when set): see Report.
 	Report(ctx context.Context, accountID string, f ReportFilter) (Report, error)
