@@ -24,6 +24,7 @@ import (
 	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/embed"
+	"parley/internal/insights"
 	"parley/internal/jobs"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
@@ -235,6 +236,9 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Store: st, Queue: queue, Guard: guard, MaxChars: cfg.Knowledge.SourcesMaxChars, Invalidate: invalidate, Logger: log,
 		Audit: auditLog,
 	})
+	// AI outcomes (issue 20): reports, knowledge gaps and suggested
+	// entries, whose answers become knowledge through agents' rules.
+	insightsSvc := insights.New(st, agents, nil)
 	// Canned replies and private notes (issue 19), for both front doors.
 	cannedSvc := &canned.Service{Store: st, Audit: auditLog, Notifier: hub}
 	dash, err := dashboard.New(dashboard.Options{
@@ -243,7 +247,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		ClientIP: func(r *http.Request) string { return resolver.ClientIP(r).String() },
 		Surges:   surges, Limits: limits, Sources: sourceSvc, Retention: retentionSvc,
 		Audit: auditLog, Origins: originSvc, Webhooks: hooks,
-		Canned: cannedSvc, Offline: offlineSvc, Desk: deskSvc,
+		Canned: cannedSvc, Offline: offlineSvc, Desk: deskSvc, Insights: insightsSvc,
 	})
 	if err != nil {
 		ln.Close()
@@ -253,7 +257,7 @@ func serve(ctx context.Context, cfg config.Config, stdout, stderr io.Writer, rea
 		Dashboard: dash,
 		Store:     st,
 		Widget:    widgetapi.New(chatSvc).ResolveClients(resolver),
-		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).WithOffline(offlineSvc).WithDesk(deskSvc).
+		Manage: manageapi.New(st, chatSvc, agents).WithSources(sourceSvc).WithRetention(retentionSvc).WithOrigins(originSvc).WithWebhooks(hooks).WithCanned(cannedSvc).WithOffline(offlineSvc).WithDesk(deskSvc).WithInsights(insightsSvc).
 			WithAudit(auditLog, func(r *http.Request) string { return resolver.ClientIP(r).String() }),
 		Limiter:  limiter,
 		ClientIP: resolver,

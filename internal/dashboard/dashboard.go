@@ -24,6 +24,7 @@ import (
 	"parley/internal/deskview"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
+	"parley/internal/insights"
 	"parley/internal/notify"
 	"parley/internal/offline"
 	"parley/internal/origins"
@@ -106,6 +107,9 @@ type Options struct {
 	// nil: the conversation page shows no rating, the team page no
 	// business hours, the account page no wait alert (their routes 404).
 	Offline *offline.Service
+	// Insights is the reports, knowledge gaps and suggested entries
+	// (issue 20); nil: no insights page, its routes 404.
+	Insights *insights.Service
 }
 
 type Dashboard struct {
@@ -159,19 +163,23 @@ func New(o Options) (*Dashboard, error) {
 // funcs are the template helpers.
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"t":         T,
-		"tf":        tf,
-		"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
-		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"langs":     func() []string { return languages },
-		"eq2":       func(a, b any) bool { return a == b },
-		"short":     shorten,
-		"stars":     stars,
-		"hasPrefix": strings.HasPrefix,
-		"list":      func(xs ...string) []string { return xs },
-		"bidi":      bidi,        // outside text, bidi controls shown and isolated (bidi.go)
-		"bidiText":  bidiText,    // the same where only text can go
-		"htmlf":     sprintfHTML, // a message with bidi values in it
+		"t":     T,
+		"tf":    tf,
+		"time":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"langs": func() []string { return languages },
+		"eq2":   func(a, b any) bool { return a == b },
+		"short": shorten,
+		"stars": stars,
+		// The insights page (insights.go).
+		"outcomeColor":  outcomeColor,
+		"percent":       percent,
+		"firstResponse": firstResponse,
+		"hasPrefix":     strings.HasPrefix,
+		"list":          func(xs ...string) []string { return xs },
+		"bidi":          bidi,        // outside text, bidi controls shown and isolated (bidi.go)
+		"bidiText":      bidiText,    // the same where only text can go
+		"htmlf":         sprintfHTML, // a message with bidi values in it
 
 		// The canned replies' page (canned.go).
 		"cannedForm":  cannedForm,
@@ -216,6 +224,7 @@ type view struct {
 	Data      any
 	Surge     string    // the surge banner's text, "" for none
 	Hooks     bool      // the webhooks page exists (its nav link)
+	Insights  bool      // the insights page exists (its nav link)
 	Row       any       // one row of Data, for the shared templates (sub)
 	Desk      *deskView // the user's presence; nil without a desk
 }
@@ -230,6 +239,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	}
 	v.Lang = language(r)
 	v.Hooks = d.Webhooks != nil
+	v.Insights = d.Insights != nil
 	if u, ok := userFrom(r.Context()); ok {
 		v.User = &u
 		v.Surge = d.surgeBanner(r.Context(), v.Lang, u.AccountID)

@@ -12,6 +12,7 @@ import (
 	"parley/internal/canned"
 	"parley/internal/chat"
 	"parley/internal/desk"
+	"parley/internal/insights"
 	"parley/internal/offline"
 	"parley/internal/origins"
 	"parley/internal/retention"
@@ -48,6 +49,7 @@ type API struct {
 	desk      *desk.Service     // the operator desk (desk.go); nil: its routes answer 404
 	canned    *canned.Service   // canned replies and private notes (issue 19); nil: the routes answer 404
 	offline   *offline.Service  // business hours and ratings (offline.go); nil: the routes answer 404
+	insights  *insights.Service // reports, knowledge gaps, suggestions (insights.go); nil: the routes answer 404
 }
 
 func New(s Store, c *chat.Service, agents *agentadmin.Service) *API {
