@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
+	"parley/internal/insights"
 	"parley/internal/jobs"
 	"parley/internal/mail"
 	"parley/internal/mail/mailtest"
@@ -56,6 +58,30 @@ type stack struct {
 	// hooks is the webhooks service of the dashboard's Webhooks page; its
 	// flushes are queued nowhere (noFlush), so deliveries stay pending.
 	hooks *webhooks.Service
+	// builds counts the knowledge indexes built per agent: a test that
+	// changes knowledge waits for the rebuild instead of sleeping.
+	builds *kbBuilds
+}
+
+// kbBuilds counts the knowledge-base agent's index builds per agent.
+type kbBuilds struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (b *kbBuilds) built(agentID string, _ int, _ time.Duration, err error) {
+	if err == nil {
+		b.mu.Lock()
+		b.n[agentID]++
+		b.mu.Unlock()
+	}
+}
+
+// count is how many indexes of the agent were built so far.
+func (b *kbBuilds) count(agentID string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n[agentID]
 }
 
 // noFlush is a webhooks queue that runs nothing.
@@ -133,7 +159,8 @@ func newStackWith(t testing.TB, o stackOptions) *stack {
 	quiet := slog.New(slog.DiscardHandler)
 	reg := metrics.NewRegistry()
 	m := server.NewMetrics(reg)
-	kb := agent.NewKB(sources.Knowledge{Store: st}, agent.KBOptions{})
+	s.builds = &kbBuilds{n: map[string]int{}}
+	kb := agent.NewKB(sources.Knowledge{Store: st}, agent.KBOptions{OnBuild: s.builds.built})
 	t.Cleanup(kb.Stop)
 	hub := notify.NewHub()
 	s.hub = hub
@@ -170,13 +197,14 @@ func newStackWith(t testing.TB, o stackOptions) *stack {
 	}
 	cannedSvc := &canned.Service{Store: st, Notifier: hub}
 	s.hooks = webhooks.New(webhooks.Options{Store: st, Queue: noFlush{}, Logger: quiet})
+	insightsSvc := insights.New(st, admin, nil)
 	dash, err := dashboard.New(dashboard.Options{Store: st, Chat: svc, Notifier: hub, AgentAdmin: admin, Logger: quiet, Sources: sourceSvc,
-		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk, Offline: offlineSvc})
+		Retention: &retention.Service{Store: st}, Webhooks: s.hooks, Canned: cannedSvc, Desk: s.desk, Offline: offlineSvc, Insights: insightsSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
-	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc).WithDesk(s.desk)
+	manage := manageapi.New(st, svc, admin).WithCanned(cannedSvc).WithDesk(s.desk).WithInsights(insightsSvc)
 	if offlineSvc != nil {
 		manage = manage.WithOffline(offlineSvc)
 	}
