@@ -25,6 +25,14 @@ const h = (tag, cls, text, attrs = {}) => {
   return e;
 };
 
+// svg makes an SVG element: elements, not markup, which a page enforcing
+// Trusted Types would refuse.
+const svg = (tag, attrs) => {
+  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const a in attrs) e.setAttribute(a, attrs[a]);
+  return e;
+};
+
 // mount builds the chat for the loader and returns what window.Parley
 // needs. ctx: key, src (the loader's URL), lang, S (the stored state), save,
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
@@ -445,33 +453,33 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
 
   // thumbs: "Helpful" and "Not helpful" under an AI answer, toggle
   // buttons of which one at most is pressed (m.k: 1 up, 0 down). A click
-  // shows at once and is sent; the other button changes the mind, the
-  // pressed one again changes nothing. Should the server not take it, the
-  // buttons go back to what it has.
+  // shows at once; the other button changes the mind, the pressed one
+  // again changes nothing. Sends go one at a time, each with the latest
+  // choice, so the server ends with the last click; should it refuse one,
+  // the buttons go back to what it has. The group is aria-busy meanwhile.
   const thumbs = m => {
     const g = h('div', 'fb');
+    let q = Promise.resolve(), sent = m.k;
     const bs = [1, 0].map(k => {
-      const b = btn('', async () => {
-        const was = m.k;
-        if (was === k) return;
+      const b = btn('', () => {
+        if (m.k === k) return;
         show(m.k = k);
-        try {
-          await call('api/widget/feedback', { key, conversation_id: m.c || S.c, visitor_id: S.v, message_id: m.i, helpful: !!k });
+        g.setAttribute('aria-busy', true);
+        const mine = q = q.then(async () => {
+          const want = m.k;
+          if (want === sent) return;
+          try {
+            await call('api/widget/feedback', { key, conversation_id: m.c || S.c, visitor_id: S.v, message_id: m.i, helpful: !!want });
+            sent = want;
+          } catch {
+            if (m.k === want) show(m.k = sent);
+            status(tErr);
+          }
           save();
-        } catch (e) {
-          if (m.k === k) show(m.k = was);
-          status(tErr);
-        }
+        }).finally(() => mine == q && g.removeAttribute('aria-busy'));
       }, '', { 'aria-label': k ? tUp : tDown });
       // A thumb drawn here (no emoji font needed): outlined, filled when
       // pressed, the down one turned over by the style sheet.
-      // Elements, not markup (which a page enforcing Trusted Types
-      // refuses).
-      const svg = (t, a) => {
-        const e = document.createElementNS('http://www.w3.org/2000/svg', t);
-        for (const n in a) e.setAttribute(n, a[n]);
-        return e;
-      };
       b.appendChild(svg('svg', { viewBox: '0 0 24 24', 'aria-hidden': 'true' })).append(svg('path', { d: 'M3 10h3v10H3zM8 20h8.6a2 2 0 0 0 2-1.6l1.3-6.2a1.8 1.8 0 0 0-1.8-2.2H14l.7-3.6a1.7 1.7 0 0 0-3-1.4L8 10z' }));
       return b;
     });
