@@ -42,6 +42,11 @@ type ChatResult struct {
 	// (outside business hours or nobody online; Options.Offline): the
 	// widget asks for an e-mail address (Contact).
 	Offline bool
+	// MessageID is the stored answer's seq, which the widget sends back
+	// with the visitor's thumbs (Feedback). 0 when there is nothing to
+	// rate: an operator handles the conversation, or the reply is the
+	// handoff message ("a person has been asked"), which answers nothing.
+	MessageID int64
 }
 
 // Chat stores the visitor's message and, while the AI handles the
@@ -111,7 +116,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// handoff message and the conversation's wait for a human are stored
 	// together.
 	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
-	_, conv, err = s.store.AddMessage(ctx, aiMsg)
+	stored, conv, err := s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
 	}
@@ -120,13 +125,20 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	}
 	s.changed(conv.AccountID, conv.ID)
 	s.emitMessage(ctx, conv, aiMsg)
-	res := ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}
+	return s.answered(ctx, conv, reply, wantsHuman, stored.Seq), nil
+}
+
+// answered is the result of an AI reply stored with seq, after the
+// conversation's wait for a human has begun when the reply hands over.
+func (s *Service) answered(ctx context.Context, conv domain.Conversation, reply agent.Reply, wantsHuman bool, seq int64) ChatResult {
+	res := ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources, MessageID: seq}
 	if wantsHuman {
+		res.MessageID = 0
 		s.emitConversation(ctx, eventConversationWaiting, conv, "")
 		s.offlineWaiting(ctx, conv)
 		res.Offline = s.isOffline(ctx, conv.AccountID)
 	}
-	return res, nil
+	return res
 }
 
 // chatInstant is Chat for an agent whose responder answers from memory
@@ -163,10 +175,11 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		return ChatResult{}, err
 	}
 	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
-	conv, stored, err := s.store.AddExchange(ctx, visitor, aiMsg)
+	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
 	}
+	stored := replySeq != 0
 	s.changed(conv.AccountID, conv.ID)
 	s.emitMessage(ctx, conv, visitor)
 	if !stored {

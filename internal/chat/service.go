@@ -28,6 +28,7 @@ type Store interface {
 	store.Identities
 	store.VisitorDetails
 	store.Offline
+	store.Feedback
 }
 
 // Service is the chat logic over a store, a responder and a notifier.

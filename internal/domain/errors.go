@@ -7,6 +7,10 @@ import "errors"
 var (
 	// ErrNotFound: the thing does not exist, or belongs to another account.
 	ErrNotFound = errors.New("not found")
+	// ErrMessageNotFound: the message a visitor's feedback names is not an
+	// AI answer of their conversation (issue 20). A 404 of its own text,
+	// told apart from the 403 of a key or conversation that is not theirs.
+	ErrMessageNotFound = errors.New("message not found")
 	// ErrConflict: a unique value (an email, a key) is taken already.
 	ErrConflict = errors.New("already exists")
 	// ErrKeyInvalid: the widget key does not exist or is inactive.

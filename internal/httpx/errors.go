@@ -64,6 +64,8 @@ func Status(err error) (int, ErrorBody) {
 		return http.StatusBadGateway, ErrorBody{Error: domain.ErrAIUnavailable.Error()}
 	case errors.Is(err, domain.ErrAITimeout):
 		return http.StatusGatewayTimeout, ErrorBody{Error: domain.ErrAITimeout.Error()}
+	case errors.Is(err, domain.ErrMessageNotFound):
+		return http.StatusNotFound, ErrorBody{Error: domain.ErrMessageNotFound.Error()}
 	case errors.Is(err, domain.ErrNotFound):
 		return http.StatusNotFound, ErrorBody{Error: "not found"}
 	case errors.Is(err, domain.ErrConflict):

@@ -72,6 +72,7 @@ func TestStatusCatalogue(t *testing.T) {
 		{domain.ErrAIUnavailable, 502, ""},
 		{domain.ErrAITimeout, 504, ""},
 		{domain.ErrNotFound, 404, ""},
+		{fmt.Errorf("feedback: %w", domain.ErrMessageNotFound), 404, ""},
 		{domain.ErrConflict, 409, ""},
 		{ErrTooLarge, 413, ""},
 		{errors.New("disk on fire"), 500, ""},
@@ -81,7 +82,7 @@ func TestStatusCatalogue(t *testing.T) {
 		if status != tt.status || body.Reason != tt.reason || body.LimitReached != (tt.reason != "") {
 			t.Errorf("%v: %d %+v, want %d reason %q", tt.err, status, body, tt.status, tt.reason)
 		}
-		if strings.Contains(body.Error, "wrapped") || strings.Contains(body.Error, "create:") || strings.Contains(body.Error, "fire") {
+		if strings.Contains(body.Error, "wrapped") || strings.Contains(body.Error, "create:") || strings.Contains(body.Error, "feedback:") || strings.Contains(body.Error, "fire") {
 			t.Errorf("%v: the body leaks internal context: %q", tt.err, body.Error)
 		}
 	}

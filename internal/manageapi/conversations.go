@@ -50,6 +50,9 @@ type messageJSON struct {
 	// What an AI reply from an LLM cost; absent on every other message.
 	PromptTokens     int64 `json:"prompt_tokens,omitempty"`
 	CompletionTokens int64 `json:"completion_tokens,omitempty"`
+	// The visitor's thumbs on an AI answer (issue 20); absent when they
+	// gave none.
+	Helpful *bool `json:"helpful,omitempty"`
 }
 
 func toSummary(c domain.Conversation) conversationSummary {
@@ -73,7 +76,7 @@ func toSummary(c domain.Conversation) conversationSummary {
 
 func toMessageJSON(m domain.Message) messageJSON {
 	return messageJSON{ID: strconv.FormatInt(m.Seq, 10), Role: m.Role, Text: m.Text, CreatedAt: m.CreatedAt, OperatorName: m.OperatorName,
-		PromptTokens: m.Tokens.Prompt, CompletionTokens: m.Tokens.Completion}
+		PromptTokens: m.Tokens.Prompt, CompletionTokens: m.Tokens.Completion, Helpful: m.Helpful}
 }
 
 // ListConversations: newest first by start, or with sort=activity by

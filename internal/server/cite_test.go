@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"parley/internal/agent"
@@ -8,8 +10,9 @@ import (
 )
 
 // The chat's 200 body carries "sources" only when the answer cites a page
-// or a document; without, the body is byte for byte the spec's. So is the
-// handoff body, whatever the last answer cited.
+// or a document; without, the body is the spec's with the answer's
+// message_id (issue 20). The handoff body is byte for byte the spec's,
+// whatever the last answer cited.
 func TestChatBodySources(t *testing.T) {
 	t.Parallel()
 	kb := agent.NewKB(agent.StaticKnowledge{
@@ -30,8 +33,11 @@ func TestChatBodySources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": tt.text}, nil)
-		if r.status != 200 || string(r.raw) != tt.want {
-			t.Errorf("%q: %d\n got %s\nwant %s", tt.text, r.status, r.raw, tt.want)
+		// Every answer ends with its id (issue 20), the stored reply's seq.
+		msgs := e.messages(conv)
+		want := strings.TrimSuffix(tt.want, "}\n") + `,"message_id":"` + strconv.FormatInt(msgs[len(msgs)-1].Seq, 10) + `"}` + "\n"
+		if r.status != 200 || string(r.raw) != want {
+			t.Errorf("%q: %d\n got %s\nwant %s", tt.text, r.status, r.raw, want)
 		}
 	}
 	// An operator takes over: the handoff body has no sources either.

@@ -19,7 +19,8 @@ func (s *Server) routes() *http.ServeMux {
 	// Ours (issue 19): the offline form's address and the CSAT rating.
 	mux.HandleFunc("POST /api/widget/contact", w.Contact)
 	mux.HandleFunc("POST /api/widget/rating", w.Rating)
-	mux.HandleFunc("POST /api/widget/typing", w.Typing) // issue 19: typing indicators
+	mux.HandleFunc("POST /api/widget/typing", w.Typing)     // issue 19: typing indicators
+	mux.HandleFunc("POST /api/widget/feedback", w.Feedback) // issue 20: thumbs on AI answers
 	mux.Handle("GET /widget.js", s.widgetJS)
 	// The widget's UI chunk, which the loader imports when the chat first
 	// opens: at its content-hashed name (cached for a year), and at a fixed

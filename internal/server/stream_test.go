@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,10 +147,15 @@ func TestChatStreamEvents(t *testing.T) {
 	conv2, _ := e.start()
 	fake.handle <- streamed(strings.Join(reply, ""))
 	plain := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv2, "text": "Do you ship abroad?"}, nil)
-	if string(plain.raw) != last.data+"\n" || plain.str("response") != "Yes, we ship \"abroad\".\nTo the EU." {
+	// Byte for byte, but for the id of each conversation's stored answer.
+	msgs, msgs2 := e.messages(conv), e.messages(conv2)
+	idOf := func(m []domain.Message) string {
+		return `"message_id":"` + strconv.FormatInt(m[len(m)-1].Seq, 10) + `"`
+	}
+	if !strings.Contains(last.data, idOf(msgs)) || string(plain.raw) != strings.Replace(last.data, idOf(msgs), idOf(msgs2), 1)+"\n" ||
+		plain.str("response") != "Yes, we ship \"abroad\".\nTo the EU." {
 		t.Errorf("done data %s, plain body %s", last.data, plain.raw)
 	}
-	msgs := e.messages(conv)
 	if len(msgs) != 2 || msgs[1].Role != domain.RoleAI || msgs[1].Text != "Yes, we ship \"abroad\".\nTo the EU." {
 		t.Errorf("stored %+v", msgs)
 	}
@@ -163,7 +169,8 @@ func TestChatStreamOnlyWhenAsked(t *testing.T) {
 	for _, accept := range []string{"application/json", "text/*", "text/event-stream;q=0"} {
 		fake.handle <- streamed(`{"reply": "Hi"}`)
 		r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "hi"}, map[string]string{"Accept": accept})
-		if string(r.raw) != `{"response":"Hi"}`+"\n" {
+		msgs := e.messages(conv)
+		if string(r.raw) != `{"response":"Hi","message_id":"`+strconv.FormatInt(msgs[len(msgs)-1].Seq, 10)+`"}`+"\n" {
 			t.Errorf("Accept %s: %s", accept, r.raw)
 		}
 	}

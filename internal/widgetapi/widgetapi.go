@@ -128,6 +128,10 @@ type aiReply struct {
 	// can answer now; the widget offers the e-mail form (POST
 	// /api/widget/contact). Left out when false.
 	Offline bool `json:"offline,omitempty"`
+	// MessageID (ours, issue 20): the stored answer's id, which POST
+	// /api/widget/feedback names. Left out when there is nothing to rate
+	// (the reply that hands over to a person).
+	MessageID string `json:"message_id,omitempty"`
 }
 
 type handoffReply struct {
@@ -173,7 +177,11 @@ func chatBody(res chat.ChatResult) any {
 	if res.Handoff {
 		return handoffReply{Handoff: "human", Wait: true}
 	}
-	return aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources, Offline: res.Offline}
+	r := aiReply{Response: res.Response, UserReplyOptions: res.Options, Sources: res.Sources, Offline: res.Offline}
+	if res.MessageID != 0 {
+		r.MessageID = strconv.FormatInt(res.MessageID, 10)
+	}
+	return r
 }
 
 type pollMessage struct {

@@ -8,7 +8,7 @@
 // The texts by language: the build fills them in from the message
 // catalogues (web/i18n, keys widget.<name>), each language's joined with
 // '|' in the order of these names, which mount destructures.
-const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated|typing|sendrating');
+const TEXTS = PARLEY_TEXTS('close|message|placeholder|send|retry|takenover|released|unavailable|ratelimited|unreachable|toolong|you|operator|chat|suggestions|toomanychats|sources|offline|email|name|leave|left|rate|star|comment|rated|typing|sendrating|helpful|nothelpful');
 
 // The server's limit, counted in code points as the server counts them.
 const MAX = 2000;
@@ -25,12 +25,20 @@ const h = (tag, cls, text, attrs = {}) => {
   return e;
 };
 
+// svg makes an SVG element: elements, not markup, which a page enforcing
+// Trusted Types would refuse.
+const svg = (tag, attrs) => {
+  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const a in attrs) e.setAttribute(a, attrs[a]);
+  return e;
+};
+
 // mount builds the chat for the loader and returns what window.Parley
 // needs. ctx: key, src (the loader's URL), lang, S (the stored state), save,
 // emit (to window.Parley.on listeners), apply (restyle from S.g), root (the
 // shadow root) and launcher (its button).
 export function mount({ key, src, lang, S, save, emit, apply, root, launcher, who }) {
-  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated, tTyping, tSendR] = TEXTS[lang].split('|');
+  const [tClose, tMsg, tPlace, tSend, tRetry, tOp, tBack, tNA, tRL, tErr, tLong, tYou, tOpr, tChat, tSugg, tLater, tSrc, tOff, tMail, tName, tLeave, tLeft, tRate, tStar, tCmt, tRated, tTyping, tSendR, tUp, tDown] = TEXTS[lang].split('|');
   // The API lives next to the script, also behind a path prefix.
   const base = new URL('.', src).href;
 
@@ -228,7 +236,9 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
         emit('message', { role: 'visitor', text: m.t });
         if (typeof d.response == 'string') {
           human(0);
-          add({ r: 'a', t: d.response, ...Array.isArray(d.sources) && { l: d.sources } });
+          // An answer with an id can be rated (thumbs, below); the
+          // conversation goes with it, in case a new one replaces it.
+          add({ r: 'a', t: d.response, ...Array.isArray(d.sources) && { l: d.sources }, ...typeof d.message_id == 'string' && { i: d.message_id, c: S.c } });
           quick(d.user_reply_options);
           // A person was asked for, but nobody can answer now.
           if (d.offline) ask(offForm());
@@ -435,9 +445,48 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
       // The visible label repeats the list's name: screen readers skip it.
       el.appendChild(h('div', 'sc')).append(h('span', '', tSrc, { 'aria-hidden': 'true' }), ul);
     }
+    if (m.r == 'a' && m.i) el.append(thumbs(m));
     els.set(m, el);
     log.append(el);
     log.scrollTop = log.scrollHeight;
+  };
+
+  // thumbs: "Helpful" and "Not helpful" under an AI answer, toggle
+  // buttons of which one at most is pressed (m.k: 1 up, 0 down). A click
+  // shows at once; the other button changes the mind, the pressed one
+  // again changes nothing. Sends go one at a time, each with the latest
+  // choice, so the server ends with the last click; should it refuse one,
+  // the buttons go back to what it has. The group is aria-busy meanwhile.
+  const thumbs = m => {
+    const g = h('div', 'fb');
+    let q = Promise.resolve(), sent = m.k;
+    const bs = [1, 0].map(k => {
+      const b = btn('', () => {
+        if (m.k === k) return;
+        show(m.k = k);
+        g.setAttribute('aria-busy', true);
+        const mine = q = q.then(async () => {
+          const want = m.k;
+          if (want === sent) return;
+          try {
+            await call('api/widget/feedback', { key, conversation_id: m.c || S.c, visitor_id: S.v, message_id: m.i, helpful: !!want });
+            sent = want;
+          } catch {
+            if (m.k === want) show(m.k = sent);
+            status(tErr);
+          }
+          save();
+        }).finally(() => mine == q && g.removeAttribute('aria-busy'));
+      }, '', { 'aria-label': k ? tUp : tDown });
+      // A thumb drawn here (no emoji font needed): outlined, filled when
+      // pressed, the down one turned over by the style sheet.
+      b.appendChild(svg('svg', { viewBox: '0 0 24 24', 'aria-hidden': 'true' })).append(svg('path', { d: 'M3 10h3v10H3zM8 20h8.6a2 2 0 0 0 2-1.6l1.3-6.2a1.8 1.8 0 0 0-1.8-2.2H14l.7-3.6a1.7 1.7 0 0 0-3-1.4L8 10z' }));
+      return b;
+    });
+    const show = k => bs.forEach((b, j) => b.setAttribute('aria-pressed', k === 1 - j));
+    show(m.k);
+    g.append(...bs);
+    return g;
   };
 
   const quick = o => {
