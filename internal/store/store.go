@@ -56,6 +56,7 @@ type Store interface {
 	VisitorDetails
 	ReadMarks
 	Offline
+	Insights
 }
 
 // Identities are the agents' identity secrets (identity verification,
