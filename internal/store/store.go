@@ -57,6 +57,7 @@ type Store interface {
 	VisitorDetails
 	ReadMarks
 	Offline
+	Insights
 }
 
 // Identities are the agents' identity secrets (identity verification,

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"time"
+
+	"parley/internal/domain"
+)
+
+// What both stores share of the Insights reads (issue 20): the limit's
+// clamp and where a grouped row of a report goes, so that SQLite and
+// PostgreSQL answer alike from their own SQL.
+
+// ClampQuestions bounds a Questions or OperatorAnswers limit to
+// 1..MaxQuestions.
+func ClampQuestions(limit int) int {
+	return min(max(limit, 1), MaxQuestions)
+}
+
+// ReportDays are a report's days with nothing counted yet: one per UTC
+// day from the one holding from up to the last one starting before to, as
+// Days lists them for ConversationsPerDay.
+func ReportDays(from, to time.Time) []DayOutcomes {
+	days := Days(from, to)
+	out := make([]DayOutcomes, len(days))
+	for i, d := range days {
+		out[i].Day = d.Day
+	}
+	return out
+}
+
+// CountOutcome adds n conversations of outcome o, with helpful and
+// notHelpful thumbs between them, to day i of days, ignoring an i outside
+// them (which the stores' queries never make: created_at >= from >= the
+// first day; it guards the index).
+func CountOutcome(days []DayOutcomes, i int64, o domain.Outcome, n, helpful, notHelpful int) {
+	if i >= 0 && i < int64(len(days)) {
+		days[i].AddOutcome(o, n, helpful, notHelpful)
+	}
+}
+
+// CountHour adds n conversations to hour h (0-23) of r.Hours, ignoring an
+// h outside the day.
+func (r *Report) CountHour(h int64, n int) {
+	if h >= 0 && h < int64(len(r.Hours)) {
+		r.Hours[h] += n
+	}
+}

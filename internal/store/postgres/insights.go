@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"parley/internal/domain"
+	"parley/internal/store"
+)
+
+// The owner's reports (issue 20): see store.Insights, and the SQLite
+// store's insights.go, which these queries follow. Days and hours are
+// computed from the instant (epoch seconds), never with date_trunc or
+// AT TIME ZONE of the session, so they are UTC's whatever TimeZone says.
+
+// inPeriod is the conversations a report reads: the account's, created in
+// [from, to), of one agent when agentID is not "". Its parameters are
+// numbered after the n already in args.
+func inPeriod(alias string, args []any, accountID string, from, to time.Time, agentID string) (string, []any) {
+	p := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	cond := alias + `account_id = ` + p(accountID) + ` AND ` + alias + `created_at >= ` + p(ms(from)) +
+		` AND ` + alias + `created_at < ` + p(ms(to))
+	if agentID != "" {
+		cond += ` AND ` + alias + `agent_id = ` + p(agentID)
+	}
+	return cond, args
+}
+
+func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilter) (store.Report, error) {
+	r := store.Report{Days: store.ReportDays(f.From, f.To), FirstResponses: []time.Duration{}}
+	if len(r.Days) == 0 {
+		return r, nil
+	}
+	first := r.Days[0].Day
+
+	// created_at >= from >= first: the offset is never negative.
+	cond, args := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
+	rows, _ := s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at - $1::timestamptz) / 86400)::bigint,
+			outcome, count(*), sum(helpful), sum(not_helpful)
+		FROM conversations WHERE `+cond+` GROUP BY 1, 2`, args...)
+	var i int64
+	var o string
+	var n, up, down int
+	_, err := pgx.ForEachRow(rows, []any{&i, &o, &n, &up, &down}, func() error {
+		store.CountOutcome(r.Days, i, domain.Outcome(o), n, up, down)
+		return nil
+	})
+	if err != nil {
+		return store.Report{}, fmt.Errorf("report: %w", dbErr(err))
+	}
+
+	// The hour of the UTC day: seconds since the epoch, modulo a day.
+	cond, args = inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
+	rows, _ = s.pool.Query(ctx, `SELECT (floor(extract(epoch FROM created_at))::bigint % 86400) / 3600, count(*)
+		FROM conversations WHERE `+cond+` GROUP BY 1`, args...)
+	var h int64
+	_, err = pgx.ForEachRow(rows, []any{&h, &n}, func() error {
+		r.CountHour(h, n)
+		return nil
+	})
+	if err != nil {
+		return store.Report{}, fmt.Errorf("report hours: %w", dbErr(err))
+	}
+
+	// domain.Conversation.FirstResponse, in milliseconds (the stored
+	// precision): never below zero.
+	rows, _ = s.pool.Query(ctx, `SELECT greatest(round(extract(epoch FROM first_operator_at - handed_at) * 1000), 0)::bigint
+		FROM conversations WHERE `+cond+` AND handed_at IS NOT NULL AND first_operator_at IS NOT NULL ORDER BY 1`, args...)
+	var wait int64
+	_, err = pgx.ForEachRow(rows, []any{&wait}, func() error {
+		r.FirstResponses = append(r.FirstResponses, time.Duration(wait)*time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		return store.Report{}, fmt.Errorf("report first responses: %w", dbErr(err))
+	}
+
+	// The ratings of the period's conversations, wherever they were given.
+	cond, args = inPeriod("c.", []any{accountID}, accountID, f.From, f.To, f.AgentID)
+	rows, _ = s.pool.Query(ctx, `SELECT r.rating, count(*) FROM conversation_ratings r
+		JOIN conversations c ON c.id = r.conversation_id
+		WHERE r.account_id = $1 AND `+cond+` GROUP BY r.rating`, args...)
+	var score int
+	_, err = pgx.ForEachRow(rows, []any{&score, &n}, func() error {
+		r.Ratings.Add(score, n)
+		return nil
+	})
+	if err != nil {
+		return store.Report{}, fmt.Errorf("report ratings: %w", dbErr(err))
+	}
+	return r, nil
+}
+
+func (s *Store) Questions(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.Question, error) {
+	q := `SELECT id, agent_id, conversation_id, seq, text, lang, reason, at, entry_id FROM questions
+		WHERE account_id = $1 AND at >= $2 AND at < $3`
+	args := []any{accountID, ms(f.From), ms(f.To)}
+	if f.AgentID != "" {
+		args = append(args, f.AgentID)
+		q += ` AND agent_id = $` + strconv.Itoa(len(args))
+	}
+	if f.Open {
+		q += ` AND entry_id = ''`
+	}
+	args = append(args, store.ClampQuestions(f.Limit))
+	q += ` ORDER BY at DESC, id DESC LIMIT $` + strconv.Itoa(len(args))
+	rows, _ := s.pool.Query(ctx, q, args...)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Question, error) {
+		var q store.Question
+		var reason string
+		err := row.Scan(&q.ID, &q.AgentID, &q.ConversationID, &q.Seq, &q.Text, &q.Lang, &reason, &q.At, &q.EntryID)
+		q.Reason, q.At = store.QuestionReason(reason), q.At.UTC()
+		return q, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("questions: %w", dbErr(err))
+	}
+	if out == nil {
+		out = []store.Question{}
+	}
+	return out, nil
+}
+
+func (s *Store) ResolveQuestions(ctx context.Context, accountID string, ids []int64, entryID string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if err := store.CheckText(accountID, entryID); err != nil {
+		return 0, err
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE questions SET entry_id = $1 WHERE account_id = $2 AND id = ANY($3)`,
+		entryID, accountID, ids)
+	if err != nil {
+		return 0, fmt.Errorf("resolve questions: %w", dbErr(err))
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.OperatorAnswer, error) {
+	cond, args := inPeriod("c.", nil, accountID, f.From, f.To, f.AgentID)
+	args = append(args, store.ClampQuestions(f.Limit))
+	// As SQLite's: only conversations an operator wrote in, and among
+	// their visitor's and operators' messages, an operator message whose
+	// previous one is the visitor's.
+	rows, _ := s.pool.Query(ctx, `WITH said AS (
+			SELECT c.agent_id, m.conversation_id, m.seq, m.role, m.text, m.operator_name, m.created_at,
+				lag(m.role) OVER turn AS prev_role, lag(m.text) OVER turn AS prev_text
+			FROM conversations c JOIN messages m ON m.conversation_id = c.id
+			WHERE `+cond+` AND c.first_operator_at IS NOT NULL AND m.role <> 'ai'
+			WINDOW turn AS (PARTITION BY m.conversation_id ORDER BY m.seq))
+		SELECT agent_id, conversation_id, prev_text, text, operator_name, created_at FROM said
+		WHERE role = 'operator' AND prev_role = 'visitor'
+		ORDER BY created_at DESC, seq DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.OperatorAnswer, error) {
+		var a store.OperatorAnswer
+		err := row.Scan(&a.AgentID, &a.ConversationID, &a.Question, &a.Answer, &a.OperatorName, &a.At)
+		a.At = a.At.UTC()
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("operator answers: %w", dbErr(err))
+	}
+	if out == nil {
+		out = []store.OperatorAnswer{}
+	}
+	return out, nil
+}
