@@ -115,7 +115,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, in.Text, lang)
 	stored, conv, err := s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
@@ -174,7 +174,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, visitor.Text, lang)
 	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
@@ -222,12 +222,14 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 // aiMessage is the AI's reply as stored: only while the AI still handles
 // the conversation, counted as a miss when unanswered, with the wait for a
 // human when the reply hands over, within the cap (a reply may be the one
-// message past it: store.NewMessage.Fits), and with the LLM tokens it cost.
-func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool) store.NewMessage {
+// message past it: store.NewMessage.Fits), with the LLM tokens it cost,
+// and with the visitor's question and language, which an unanswered reply
+// records for the knowledge gaps (issue 20).
+func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool, question, lang string) store.NewMessage {
 	return store.NewMessage{
 		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
 		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
-		Tokens: r.Usage,
+		Tokens: r.Usage, Question: question, Lang: lang,
 	}
 }
 

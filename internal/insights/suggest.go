@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"parley/internal/domain"
+	"parley/internal/handoff"
 	"parley/internal/questions"
 	"parley/internal/store"
 )
@@ -45,6 +46,9 @@ func (s *Service) Suggestions(ctx context.Context, accountID string, p Period) (
 	byAgent := map[string][]store.OperatorAnswer{}
 	var agents []string
 	for _, a := range answers {
+		if handoff.AsksForHuman(a.Question) {
+			continue // "Talk to a human" and its like are no question to answer
+		}
 		if byAgent[a.AgentID] == nil {
 			agents = append(agents, a.AgentID)
 		}
