@@ -47,8 +47,8 @@ func (d *Dashboard) insightsPeriod(r *http.Request) (insights.Period, error) {
 	return insights.ParsePeriod(q.Get("from"), q.Get("to"), q.Get("agent_id"), d.Now())
 }
 
-// Insights shows the period's report, gaps and suggestions.
-func (d *Dashboard) Insights(w http.ResponseWriter, r *http.Request) {
+// InsightsPage shows the period's report, gaps and suggestions.
+func (d *Dashboard) InsightsPage(w http.ResponseWriter, r *http.Request) {
 	if !d.insightsOn(w, r) {
 		return
 	}

@@ -28,7 +28,7 @@ type dayBar struct {
 
 type segment struct {
 	Y, H    int
-	Outcome domain.Outcome
+	Outcome string // a domain.Outcome, as the templates' helpers take it
 	Count   int
 }
 
@@ -43,8 +43,8 @@ var outcomeColors = map[domain.Outcome]string{
 	domain.OutcomeAbandoned:  "#6b7280",
 }
 
-// outcomeColor is a segment's fill (a template helper).
-func outcomeColor(o domain.Outcome) string { return outcomeColors[o] }
+// outcomeColor is the fill of outcome o (a template helper).
+func outcomeColor(o string) string { return outcomeColors[domain.Outcome(o)] }
 
 func outcomeChart(days []store.DayOutcomes) dayChart {
 	c := dayChart{Width: chartWidth, Height: chartHeight, Left: chartLeft, Top: chartTop, Base: chartBase, YMax: 1}
@@ -76,7 +76,7 @@ func outcomeChart(days []store.DayOutcomes) dayChart {
 			top := chartBase - sum*plotH/c.YMax
 			h := max(y-top, 1) // every segment stays visible
 			y -= h
-			b.Segments = append(b.Segments, segment{Y: y, H: h, Outcome: o, Count: k})
+			b.Segments = append(b.Segments, segment{Y: y, H: h, Outcome: string(o), Count: k})
 		}
 		c.Bars = append(c.Bars, b)
 		if (n-1-i)%every == 0 {

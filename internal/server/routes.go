@@ -150,7 +150,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /agents/{id}/sources/{sid}/sync", s.page(d.Owner(d.SyncSource)))
 	mux.Handle("POST /agents/{id}/sources/{sid}/delete", s.page(d.Owner(d.DeleteSource)))
 	mux.Handle("GET /usage", s.page(d.User(d.Usage)))
-	mux.Handle("GET /insights", s.page(d.User(d.Insights)))
+	mux.Handle("GET /insights", s.page(d.User(d.InsightsPage)))
 	mux.Handle("GET /insights.csv", s.page(d.User(d.InsightsCSV)))
 	mux.Handle("GET /insights/gaps/{id}", s.page(d.Owner(d.GapPage)))
 	mux.Handle("POST /insights/gaps/{id}", s.page(d.Owner(d.AnswerGap)))
