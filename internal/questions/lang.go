@@ -1,0 +1,88 @@
+package questions
+
+import (
+	"strings"
+	"unicode"
+
+	"parley/internal/retrieval"
+)
+
+// textLang is the language a question is analysed in: the one its
+// conversation was in (lang, the widget's), unless the text says
+// otherwise, or a guess from the text when lang is unknown ("" or a
+// language without a stemmer). Like the agent's choice of the language to
+// search in (internal/agent/textlang.go), the script decides between
+// Russian and the Latin languages: Cyrillic text is Russian whatever the
+// widget's language, and Latin text in a Russian conversation is English
+// or Romanian. Between English and Romanian the words decide only when the
+// conversation's language does not say: Romanian is often typed without
+// its diacritics, so its function words ("cum", "pot", "pentru") are the
+// surer sign.
+func textLang(text, lang string) string {
+	var cyrillic, latin int
+	for _, r := range text {
+		switch {
+		case r < 0x80:
+			if 'a' <= r|0x20 && r|0x20 <= 'z' {
+				latin++
+			}
+		case unicode.Is(unicode.Cyrillic, r):
+			cyrillic++
+		case unicode.Is(unicode.Latin, r):
+			latin++
+		}
+	}
+	switch {
+	case cyrillic > latin:
+		return "ru"
+	case lang == "en" || lang == "ro":
+		return lang
+	case latin == 0 && lang != "ru":
+		return lang // digits, emoji: nothing to go by
+	}
+	return latinLang(text)
+}
+
+// latinLang tells Romanian from English by the words only one of them
+// uses: a letter only Romanian has (ă â î ș ț) or a common Romanian word,
+// against common English words.
+func latinLang(text string) string {
+	ro, en := 0, 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		switch {
+		case strings.ContainsAny(w, "ăâîșşțţ"):
+			ro += 2
+		case romanianWords[retrieval.Fold(w)]:
+			ro++
+		case englishWords[w]:
+			en++
+		}
+	}
+	if ro > en {
+		return "ro"
+	}
+	return "en"
+}
+
+// Common words of questions, written folded, that the other language of
+// the pair does not use as words ("a", "de", "la" and "pot" are left out
+// of English's list or Romanian's where they are both).
+var (
+	romanianWords = wordSet(`si sau ce cum unde cand cat cate cati este sunt aveti
+		avem pot poate puteti se nu pentru care din cu mea meu mele mei imi ma
+		vreau vrea acest aceasta asta daca dupa inca mai sa va voi ati fost
+		livrare comanda produs produsul pret`)
+	englishWords = wordSet(`the is are do does did you your my how what where when
+		why can could would should will i i'm it's don't to for of with and or
+		there this that have has get from about any`)
+)
+
+func wordSet(list string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(list) {
+		m[w] = true
+	}
+	return m
+}
