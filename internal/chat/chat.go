@@ -84,8 +84,14 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	s.recordPage(ctx, conv.ID, in.PageURL, s.now())
 
 	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(), MaxMessages: s.maxMessages}
+	// The language an unanswered question is recorded in: the widget's
+	// when it said one, else "" (the knowledge gaps detect it).
+	asked := question{text: in.Text}
+	if in.Lang != "" {
+		asked.lang = lang
+	}
 	if conv.Mode == domain.ModeAI && agent.IsInstant(s.responder, ag) {
-		return s.chatInstant(ctx, ag, conv, visitor, lang, in.OnDelta)
+		return s.chatInstant(ctx, ag, conv, visitor, lang, asked, in.OnDelta)
 	}
 
 	_, conv, err = s.store.AddMessage(ctx, visitor)
@@ -115,7 +121,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, asked)
 	stored, conv, err := s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
@@ -147,7 +153,7 @@ func (s *Service) answered(ctx context.Context, conv domain.Conversation, reply 
 // conversation over meanwhile (the visitor's message is kept: the operator
 // answers it). Should the responder fail after all, the message is stored
 // alone and the error returned, as when it is stored first.
-func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string, onDelta func(string)) (ChatResult, error) {
+func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string, asked question, onDelta func(string)) (ChatResult, error) {
 	keep := func() error {
 		_, conv, err := s.store.AddMessage(context.WithoutCancel(ctx), visitor)
 		if err == nil {
@@ -174,24 +180,18 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, asked)
 	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
 	}
-	stored := replySeq != 0
 	s.changed(conv.AccountID, conv.ID)
 	s.emitMessage(ctx, conv, visitor)
-	if !stored {
+	if replySeq == 0 { // not stored: an operator took over meanwhile
 		return ChatResult{Handoff: true}, nil
 	}
 	s.emitMessage(ctx, conv, aiMsg)
-	res := ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}
-	if wantsHuman {
-		s.emitConversation(ctx, eventConversationWaiting, conv, "")
-		s.offlineWaiting(ctx, conv)
-		res.Offline = s.isOffline(ctx, conv.AccountID)
-	}
+	res := s.answered(ctx, conv, reply, wantsHuman, replySeq)
 	if onDelta != nil && !wantsHuman {
 		// The handoff message is no answer of the agent's: like the
 		// stored-first path, it comes in the result only.
@@ -219,15 +219,21 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 	return r, wantsHuman, nil
 }
 
+// question is the visitor's text an AI reply answers, and the widget's
+// language when it said one ("" otherwise).
+type question struct{ text, lang string }
+
 // aiMessage is the AI's reply as stored: only while the AI still handles
 // the conversation, counted as a miss when unanswered, with the wait for a
 // human when the reply hands over, within the cap (a reply may be the one
-// message past it: store.NewMessage.Fits), and with the LLM tokens it cost.
-func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool) store.NewMessage {
+// message past it: store.NewMessage.Fits), with the LLM tokens it cost,
+// and with the question it answers (an unanswered one is recorded for the
+// knowledge gaps in the same write).
+func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool, asked question) store.NewMessage {
 	return store.NewMessage{
 		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
 		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
-		Tokens: r.Usage,
+		Tokens: r.Usage, Question: asked.text, Lang: asked.lang,
 	}
 }
 
