@@ -80,6 +80,30 @@ func TestFeedbackThumbs(t *testing.T) {
 	}
 }
 
+// TestNewestAnswerInView: an answer with its thumbs, then quick replies
+// under the log, on a panel whose log just overflows: the log stays at its
+// bottom, thumbs in view. (The thumbs made the log overflow in
+// TestScreenshots' picture, where the answer's scroll event, measured
+// after the quick replies shrank the log, found it 41 px from the bottom
+// and unpinned it.)
+func TestNewestAnswerInView(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHost(t, s)
+	p := newPage(t, 60*time.Second)
+	p.do(chromedp.EmulateViewport(1280, 800))
+	openChat(p, h.url(pageOptions{agent: "ru"}))
+	send(p, "Какие у вас часы работы?")
+	p.wait("the answer", W+`.querySelectorAll('.m.a').length == 2`)
+	send(p, "Можно оплатить биткоинами?")
+	p.wait("the quick reply", W+`.querySelector('.q button')`)
+	const gap = `(l => l.scrollHeight - l.scrollTop - l.clientHeight)(` + W + `.querySelector('.lg'))`
+	if eval[int](p, W+`.querySelector('.lg').scrollHeight - `+W+`.querySelector('.lg').clientHeight`) <= 0 {
+		t.Fatal("the log does not overflow: the test shows nothing")
+	}
+	p.wait("the log at its bottom", gap+` < 2`)
+}
+
 // pressed is the thumbs' aria-pressed, "Helpful" first, of the last AI
 // answer that has them.
 func pressed(p *page) []string {
