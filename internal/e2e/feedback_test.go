@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"parley/internal/domain"
 )
 
 // TestFeedbackThumbs: under each AI answer, and only there (not the
@@ -131,4 +134,23 @@ func helpfulOf(t *testing.T, s *stack, conv string) []any {
 		out = append(out, m["helpful"])
 	}
 	return out
+}
+
+// thumbsUp records the visitor's "Helpful" on the conversation's latest AI
+// answer, as the widget's click does.
+func thumbsUp(t *testing.T, s *stack, conv string) {
+	t.Helper()
+	page, err := s.store.LatestMessages(context.Background(), conv, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(page.Messages) - 1; i >= 0; i-- {
+		if m := page.Messages[i]; m.Role == domain.RoleAI {
+			if _, _, err := s.store.SetFeedback(context.Background(), conv, m.Seq, true); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("conversation %s has no AI answer", conv)
 }
