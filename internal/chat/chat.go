@@ -84,14 +84,8 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	s.recordPage(ctx, conv.ID, in.PageURL, s.now())
 
 	visitor := store.NewMessage{ConversationID: conv.ID, Role: domain.RoleVisitor, Text: in.Text, CreatedAt: s.now(), MaxMessages: s.maxMessages}
-	// The language an unanswered question is recorded in: the widget's
-	// when it said one, else "" (the knowledge gaps detect it).
-	asked := question{text: in.Text}
-	if in.Lang != "" {
-		asked.lang = lang
-	}
 	if conv.Mode == domain.ModeAI && agent.IsInstant(s.responder, ag) {
-		return s.chatInstant(ctx, ag, conv, visitor, lang, asked, in.OnDelta)
+		return s.chatInstant(ctx, ag, conv, visitor, lang, in.OnDelta)
 	}
 
 	_, conv, err = s.store.AddMessage(ctx, visitor)
@@ -121,7 +115,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, asked)
+	aiMsg := s.aiMessage(visitor, lang, reply, wantsHuman)
 	stored, conv, err := s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
@@ -153,7 +147,7 @@ func (s *Service) answered(ctx context.Context, conv domain.Conversation, reply 
 // conversation over meanwhile (the visitor's message is kept: the operator
 // answers it). Should the responder fail after all, the message is stored
 // alone and the error returned, as when it is stored first.
-func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string, asked question, onDelta func(string)) (ChatResult, error) {
+func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.Conversation, visitor store.NewMessage, lang string, onDelta func(string)) (ChatResult, error) {
 	keep := func() error {
 		_, conv, err := s.store.AddMessage(context.WithoutCancel(ctx), visitor)
 		if err == nil {
@@ -180,7 +174,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, asked)
+	aiMsg := s.aiMessage(visitor, lang, reply, wantsHuman)
 	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
@@ -219,21 +213,18 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 	return r, wantsHuman, nil
 }
 
-// question is the visitor's text an AI reply answers, and the widget's
-// language when it said one ("" otherwise).
-type question struct{ text, lang string }
-
 // aiMessage is the AI's reply as stored: only while the AI still handles
 // the conversation, counted as a miss when unanswered, with the wait for a
 // human when the reply hands over, within the cap (a reply may be the one
-// message past it: store.NewMessage.Fits), with the LLM tokens it cost,
-// and with the question it answers (an unanswered one is recorded for the
-// knowledge gaps in the same write).
-func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool, asked question) store.NewMessage {
+// message past it: store.NewMessage.Fits), and with the LLM tokens it cost.
+func (s *Service) aiMessage(visitor store.NewMessage, lang string, r agent.Reply, wantsHuman bool) store.NewMessage {
 	return store.NewMessage{
-		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
+		ConversationID: visitor.ConversationID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
 		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
-		Tokens: r.Usage, Question: asked.text, Lang: asked.lang,
+		Tokens: r.Usage,
+		// What the reply answers, for the knowledge gaps when it could
+		// not (store.NewMessage.Question).
+		Question: visitor.Text, Lang: lang,
 	}
 }
 
