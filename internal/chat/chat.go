@@ -115,7 +115,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, in.Text, lang)
+	aiMsg := s.aiMessage(visitor, lang, reply, wantsHuman)
 	stored, conv, err := s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
@@ -174,24 +174,18 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman, visitor.Text, lang)
+	aiMsg := s.aiMessage(visitor, lang, reply, wantsHuman)
 	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
 	}
-	stored := replySeq != 0
 	s.changed(conv.AccountID, conv.ID)
 	s.emitMessage(ctx, conv, visitor)
-	if !stored {
+	if replySeq == 0 { // not stored: an operator took over meanwhile
 		return ChatResult{Handoff: true}, nil
 	}
 	s.emitMessage(ctx, conv, aiMsg)
-	res := ChatResult{Response: reply.Text, Options: reply.Options, Sources: reply.Sources}
-	if wantsHuman {
-		s.emitConversation(ctx, eventConversationWaiting, conv, "")
-		s.offlineWaiting(ctx, conv)
-		res.Offline = s.isOffline(ctx, conv.AccountID)
-	}
+	res := s.answered(ctx, conv, reply, wantsHuman, replySeq)
 	if onDelta != nil && !wantsHuman {
 		// The handoff message is no answer of the agent's: like the
 		// stored-first path, it comes in the result only.
@@ -222,14 +216,15 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 // aiMessage is the AI's reply as stored: only while the AI still handles
 // the conversation, counted as a miss when unanswered, with the wait for a
 // human when the reply hands over, within the cap (a reply may be the one
-// message past it: store.NewMessage.Fits), with the LLM tokens it cost,
-// and with the visitor's question and language, which an unanswered reply
-// records for the knowledge gaps (issue 20).
-func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool, question, lang string) store.NewMessage {
+// message past it: store.NewMessage.Fits), and with the LLM tokens it cost.
+func (s *Service) aiMessage(visitor store.NewMessage, lang string, r agent.Reply, wantsHuman bool) store.NewMessage {
 	return store.NewMessage{
-		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
+		ConversationID: visitor.ConversationID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
 		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
-		Tokens: r.Usage, Question: question, Lang: lang,
+		Tokens: r.Usage,
+		// What the reply answers, for the knowledge gaps when it could
+		// not (store.NewMessage.Question).
+		Question: visitor.Text, Lang: lang,
 	}
 }
 

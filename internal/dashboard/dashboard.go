@@ -180,6 +180,9 @@ func funcs() template.FuncMap {
 		"bidi":          bidi,        // outside text, bidi controls shown and isolated (bidi.go)
 		"bidiText":      bidiText,    // the same where only text can go
 		"htmlf":         sprintfHTML, // a message with bidi values in it
+		// thumb names the visitor's thumbs on an AI answer (issue 20):
+		// "up", "down", or "" when they gave none.
+		"thumb": thumb,
 
 		// The canned replies' page (canned.go).
 		"cannedForm":  cannedForm,
@@ -188,6 +191,16 @@ func funcs() template.FuncMap {
 		// list and one row of it.
 		"sub": func(lang string, data any, row any) view { return view{Lang: lang, Data: data, Row: row} },
 	}
+}
+
+func thumb(helpful *bool) string {
+	switch {
+	case helpful == nil:
+		return ""
+	case *helpful:
+		return "up"
+	}
+	return "down"
 }
 
 // parse builds one template set per page: the layout plus the page.

@@ -262,6 +262,9 @@ func TestDashboardScreenshots(t *testing.T) {
 	}
 	v := s.visitor("ru")
 	v.say("Какие у вас часы работы?")
+	// The visitor found the answer helpful (issue 20): the transcript
+	// shows the thumb, checked by axe below.
+	thumbsUp(t, s, v.conv)
 	// A canned reply, so the canned replies page shows its list and forms.
 	if _, err := (&canned.Service{Store: s.store}).Create(context.Background(), mustOwner(t, s).AccountID,
 		canned.Input{Shortcut: "hours", Language: "any", Text: "We are open {{agent.name}} hours: 9 to 5."}); err != nil {

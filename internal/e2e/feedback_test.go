@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"parley/internal/domain"
 )
 
 // TestFeedbackThumbs: under each AI answer, and only there (not the
@@ -80,6 +83,30 @@ func TestFeedbackThumbs(t *testing.T) {
 	}
 }
 
+// TestNewestAnswerInView: an answer with its thumbs, then quick replies
+// under the log, on a panel whose log just overflows: the log stays at its
+// bottom, thumbs in view. (The thumbs made the log overflow in
+// TestScreenshots' picture, where the answer's scroll event, measured
+// after the quick replies shrank the log, found it 41 px from the bottom
+// and unpinned it.)
+func TestNewestAnswerInView(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHost(t, s)
+	p := newPage(t, 60*time.Second)
+	p.do(chromedp.EmulateViewport(1280, 800))
+	openChat(p, h.url(pageOptions{agent: "ru"}))
+	send(p, "Какие у вас часы работы?")
+	p.wait("the answer", W+`.querySelectorAll('.m.a').length == 2`)
+	send(p, "Можно оплатить биткоинами?")
+	p.wait("the quick reply", W+`.querySelector('.q button')`)
+	const gap = `(l => l.scrollHeight - l.scrollTop - l.clientHeight)(` + W + `.querySelector('.lg'))`
+	if eval[int](p, W+`.querySelector('.lg').scrollHeight - `+W+`.querySelector('.lg').clientHeight`) <= 0 {
+		t.Fatal("the log does not overflow: the test shows nothing")
+	}
+	p.wait("the log at its bottom", gap+` < 2`)
+}
+
 // pressed is the thumbs' aria-pressed, "Helpful" first, of the last AI
 // answer that has them.
 func pressed(p *page) []string {
@@ -107,4 +134,23 @@ func helpfulOf(t *testing.T, s *stack, conv string) []any {
 		out = append(out, m["helpful"])
 	}
 	return out
+}
+
+// thumbsUp records the visitor's "Helpful" on the conversation's latest AI
+// answer, as the widget's click does.
+func thumbsUp(t *testing.T, s *stack, conv string) {
+	t.Helper()
+	page, err := s.store.LatestMessages(context.Background(), conv, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(page.Messages) - 1; i >= 0; i-- {
+		if m := page.Messages[i]; m.Role == domain.RoleAI {
+			if _, _, err := s.store.SetFeedback(context.Background(), conv, m.Seq, true); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("conversation %s has no AI answer", conv)
 }

@@ -65,6 +65,9 @@ func TestSources(t *testing.T) {
 	clean, _ := json.Marshal(map[string]any{
 		"response": "Orders ship within a day; delivery takes 3 to 5 working days.",
 		"sources":  []map[string]string{{"title": "Shipping & delivery", "url": "https://northwind.example/shipping"}, {"title": "Delivery terms.pdf"}},
+		// An id as every answer has (issue 20), so the picture shows its
+		// thumbs; nobody clicks them here.
+		"message_id": "9000",
 	})
 	s.faults.add("POST /api/widget/chat", fault{status: 200, body: string(clean)})
 	send(p, "How long does delivery take?")

@@ -98,6 +98,8 @@ type Message struct {
 	OperatorName     string      `json:"operator_name,omitempty"`
 	PromptTokens     int64       `json:"prompt_tokens,omitempty"`
 	CompletionTokens int64       `json:"completion_tokens,omitempty"`
+	// The visitor's thumbs on an AI answer (issue 20), when they gave one.
+	Helpful *bool `json:"helpful,omitempty"`
 }
 
 // Export reads everything stored about the visitor in the account. A
@@ -130,7 +132,7 @@ func (s *Service) Export(ctx context.Context, accountID, visitorID string) (Expo
 		}
 		for _, m := range vc.Messages {
 			conv.Messages = append(conv.Messages, Message{ID: strconv.FormatInt(m.Seq, 10), Role: m.Role, Text: m.Text,
-				CreatedAt: m.CreatedAt, OperatorName: m.OperatorName, PromptTokens: m.Tokens.Prompt, CompletionTokens: m.Tokens.Completion})
+				CreatedAt: m.CreatedAt, OperatorName: m.OperatorName, PromptTokens: m.Tokens.Prompt, CompletionTokens: m.Tokens.Completion, Helpful: m.Helpful})
 		}
 		out.Conversations = append(out.Conversations, conv)
 	}

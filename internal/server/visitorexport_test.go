@@ -11,9 +11,10 @@ import (
 // TestVisitorExportComplete: the export has, per conversation, the
 // identity fields, the browser details and page history the widget sent
 // (oldest page first, with times), when the visitor left a contact and
-// last polled, and their rating; null or empty where nothing was stored;
-// never the team's notes. The conversation summaries carry the identity
-// fields too. After the erasure the rating and notes routes are 404.
+// last polled, their rating and their thumbs on answers; null or empty
+// where nothing was stored; never the team's notes. The conversation
+// summaries carry the identity fields too. After the erasure the rating
+// and notes routes are 404.
 func TestVisitorExportComplete(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
@@ -25,9 +26,14 @@ func TestVisitorExportComplete(t *testing.T) {
 		t.Fatalf("init: %d %s", r.status, r.raw)
 	}
 	conv := r.str("conversation_id")
-	if r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "what are your opening hours?",
-		"page_url": "https://shop.example/pricing"}, nil); r.status != 200 {
-		t.Fatalf("chat: %d %s", r.status, r.raw)
+	answer := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": "what are your opening hours?",
+		"page_url": "https://shop.example/pricing"}, nil)
+	if answer.status != 200 {
+		t.Fatalf("chat: %d %s", answer.status, answer.raw)
+	}
+	// The visitor's thumbs on the answer (issue 20) is theirs too.
+	if r := e.do("POST", "/api/widget/feedback", map[string]any{"key": e.key, "conversation_id": conv, "message_id": answer.str("message_id"), "helpful": false}, nil); r.status != 204 {
+		t.Fatalf("feedback: %d %s", r.status, r.raw)
 	}
 	if r := e.do("GET", "/api/widget/poll?key="+e.key+"&conversation_id="+conv, nil, nil); r.status != 200 {
 		t.Fatalf("poll: %d %s", r.status, r.raw)
@@ -120,6 +126,9 @@ func TestVisitorExportComplete(t *testing.T) {
 	}
 	if len(full.Messages) != 3 {
 		t.Errorf("%d messages, want 3 (visitor, AI, operator)", len(full.Messages))
+	} else if ai := string(full.Messages[1]); !strings.Contains(ai, `"role":"ai"`) || !strings.Contains(ai, `"helpful":false`) ||
+		strings.Contains(string(full.Messages[0]), "helpful") || strings.Contains(string(full.Messages[2]), "helpful") {
+		t.Errorf("the visitor's thumbs in the export: %s", r.raw)
 	}
 	if *bare.UserID != visitor || *bare.Name != "Ana Verified" || *bare.Email != "ana@shop.example" || !*bare.Verified {
 		t.Errorf("verified identity: %s", r.raw)

@@ -496,6 +496,11 @@ export function mount({ key, src, lang, S, save, emit, apply, root, launcher, wh
       box.focus();
       send(x);
     })));
+    // At once, not only through the ResizeObserver: the scroll event of
+    // the answer just drawn comes first and, measured with the shorter
+    // log, can find it no longer at the bottom (quick replies are about
+    // as tall as the margin pinned allows), which unpins it.
+    if (pinned) log.scrollTop = log.scrollHeight;
   };
 
   const status = (msg, retry) => {
