@@ -78,5 +78,5 @@ func (s *Store) feedbackQuestion(ctx context.Context, tx *sql.Tx, c domain.Conve
 		_, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE seq = ? AND reason = ?`, seq, store.QuestionNotHelpful)
 		return err
 	}
-	return recordQuestion(ctx, tx, c, seq, at, store.QuestionNotHelpful, "", "")
+	return s.recordQuestion(ctx, tx, c, seq, at, store.QuestionNotHelpful, "", "")
 }

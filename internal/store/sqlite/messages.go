@@ -53,7 +53,7 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if err := addTokens(ctx, tx, c.AccountID, row); err != nil {
 			return err
 		}
-		if err := recordUnanswered(ctx, tx, c, n, out.m.Seq, row); err != nil {
+		if err := s.recordUnanswered(ctx, tx, c, n, out.m.Seq, row); err != nil {
 			return err
 		}
 		return s.saveConversation(c, out.c, count+1, changesPollState(n))
@@ -106,7 +106,7 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 				err = addTokens(ctx, tx, c.AccountID, second)
 			}
 			if err == nil {
-				err = recordUnanswered(ctx, tx, c, reply, out.replySeq, second)
+				err = s.recordUnanswered(ctx, tx, c, reply, out.replySeq, second)
 			}
 		} else {
 			_, err = s.execHot(hotInsertMessage, first.args()...)
