@@ -229,7 +229,12 @@ func TestTextLang(t *testing.T) {
 		{"Cât costă livrarea?", "", "ro"},
 		{"cat costa livrarea", "ru", "ro"},
 		{"where is my order", "ru", "en"},
-		{"where is my order", "ro", "ro"}, // the conversation's language stands between the Latin ones
+		{"where is my order", "ro", "ro"},     // the conversation's language stands between the Latin ones
+		{"Ce dimensiuni are masa?", "", "ro"}, // "are" is Romanian too
+		{"licenta merge pe doua calculatoare", "", "ro"},
+		{"Primesc bon fiscal?", "", "ro"},
+		{"Programul merge pe Mac?", "", "ro"},
+		{"a useful and careful answer please", "", "en"},
 		{"12345", "en", "en"},
 		{"12345", "", ""},
 		{"Wo ist meine Bestellung?", "de", "en"}, // no stemmer for German: English rules, as the search
