@@ -45,8 +45,8 @@ func (v *vocabulary) id(qlang, tlang, stem string) int32 {
 }
 
 // link works out the matches of the terms added since the last call: their
-// synonyms (the search's groups and the extra ones) and relatives among the
-// vocabulary's terms, both ways.
+// synonyms (the search's groups and the extra ones), relatives and typos
+// among the vocabulary's terms, both ways.
 func (v *vocabulary) link() {
 	if v.done == len(v.terms) {
 		return
@@ -60,7 +60,8 @@ func (v *vocabulary) link() {
 		v.terms[a].matches = append(v.terms[a].matches, termWeight{b, m})
 		v.terms[b].matches = append(v.terms[b].matches, termWeight{a, m})
 	}
-	// Relatives meet under their keys (retrieval.RelativeKeys).
+	// Relatives meet under their keys (retrieval.RelativeKeys), typos
+	// under their deletions (see typoKeys).
 	byKey := make(map[termName][]int32)
 	for id := range v.terms {
 		t := v.terms[id].termName
@@ -68,6 +69,10 @@ func (v *vocabulary) link() {
 			continue
 		}
 		for _, k := range retrieval.RelativeKeys(t.stem) {
+			kn := termName{t.qlang, t.tlang, k}
+			byKey[kn] = append(byKey[kn], int32(id))
+		}
+		for _, k := range typoKeys(t.stem) {
 			kn := termName{t.qlang, t.tlang, k}
 			byKey[kn] = append(byKey[kn], int32(id))
 		}
@@ -87,6 +92,13 @@ func (v *vocabulary) link() {
 			for _, o := range byKey[termName{t.qlang, t.tlang, k}] {
 				if o != int32(id) && retrieval.Related(t.stem, v.terms[o].stem) {
 					add(int32(id), o, relativeMatch)
+				}
+			}
+		}
+		for _, k := range typoKeys(t.stem) {
+			for _, o := range byKey[termName{t.qlang, t.tlang, k}] {
+				if o != int32(id) && oneEdit([]rune(t.stem), []rune(v.terms[o].stem)) {
+					add(int32(id), o, typoMatch)
 				}
 			}
 		}
