@@ -58,6 +58,9 @@ func groupAll(items []Item) ([]Group, int) {
 	var distinct []int
 	first := make(map[string]int)
 	for i := range qs {
+		if len(qs[i].terms) == 0 {
+			continue // nothing to compare ("?", an emoji): alone, as Same says
+		}
 		sig := qs[i].signature()
 		if j, ok := first[sig]; ok {
 			sets.union(i, j)
