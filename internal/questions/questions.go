@@ -1,10 +1,11 @@
-// Package questions groups visitors' questions that ask the same thing in
-// other words, so that the knowledge gaps (questions the agent could not
-// answer, or answered with a thumbs-down) show each question once, with
-// how often it was asked. It compares questions as the knowledge-base
-// search reads them (internal/retrieval: folding, phrases, stop words,
-// stems, synonyms and relatives, per language), in memory, without a
-// store.
+// Package questions groups visitors' questions that ask the same thing, so
+// that the knowledge gaps (questions the agent could not answer, or
+// answered with a thumbs-down) show each question once, with how often it
+// was asked. It compares questions as the knowledge-base search reads them
+// (internal/retrieval: folding, phrases, stop words, stems, synonyms and
+// relatives, per language), and typos, in memory, without a store. It is
+// lexical: the same question in other words is joined only as far as those
+// tell (docs/agent.md, "Grouping questions", has its precision and recall).
 package questions
 
 import (
