@@ -54,7 +54,7 @@ func latinLang(text string) string {
 		switch {
 		case strings.ContainsAny(w, "ăâîșşțţ"):
 			ro += 2
-		case romanianWords[retrieval.Fold(w)]:
+		case romanianWords[retrieval.Fold(w)] || romanianEnding(retrieval.Fold(w)):
 			ro++
 		case englishWords[w]:
 			en++
@@ -66,15 +66,32 @@ func latinLang(text string) string {
 	return "en"
 }
 
+// romanianEnding reports whether a folded word ends as Romanian words do
+// and English ones hardly ever: a verb of the polite plural ("livrati",
+// "puteti", "primiti") or the first person ("primesc", "doresc"), or a
+// noun with its article ("contul", "pretul",
+// "magazinului", "facturile"; not English "-ful").
+func romanianEnding(w string) bool {
+	if len(w) < 5 {
+		return false
+	}
+	for _, e := range []string{"ati", "eti", "iti", "esc", "ului", "ilor", "elor", "ile", "ele"} {
+		if strings.HasSuffix(w, e) {
+			return true
+		}
+	}
+	return strings.HasSuffix(w, "ul") && !strings.HasSuffix(w, "ful")
+}
+
 // Common words of questions, written folded, that the other language of
-// the pair does not use as words ("a", "de", "la" and "pot" are left out
-// of English's list or Romanian's where they are both).
+// the pair does not use as words (words both use, as "are" and "cat", are
+// left out of English's list).
 var (
 	romanianWords = wordSet(`si sau ce cum unde cand cat cate cati este sunt aveti
 		avem pot poate puteti se nu pentru care din cu mea meu mele mei imi ma
 		vreau vrea acest aceasta asta daca dupa inca mai sa va voi ati fost
-		livrare comanda produs produsul pret`)
-	englishWords = wordSet(`the is are do does did you your my how what where when
+		livrare comanda produs produsul pret pe de la un una unui unei doua trei`)
+	englishWords = wordSet(`the is do does did you your my how what where when
 		why can could would should will i i'm it's don't to for of with and or
 		there this that have has get from about any`)
 )

@@ -3,6 +3,8 @@ package questions
 import (
 	"slices"
 	"unicode"
+
+	"parley/internal/retrieval"
 )
 
 // question is an item as the comparison sees it: its distinct terms, each
@@ -30,8 +32,21 @@ const numberWeight = 0.3
 // (folded, phrases rewritten, stop words dropped, stemmed), each stem once,
 // named in v.
 func analyse(v *vocabulary, it Item) question {
-	q := question{lang: textLang(it.Text, it.Lang)}
-	for _, t := range v.analyzer.Terms(it.Text, q.lang) {
+	lang, terms := analysed(&v.analyzer, it)
+	return v.question(lang, terms)
+}
+
+// analysed is the language an item is read in and its terms: the part of
+// analyse that needs no vocabulary, and so can run for many items at once.
+func analysed(ta *retrieval.TermAnalyzer, it Item) (string, []retrieval.Term) {
+	lang := textLang(it.Text, it.Lang)
+	return lang, ta.Terms(it.Text, lang)
+}
+
+// question names an item's terms in v and weighs them.
+func (v *vocabulary) question(lang string, terms []retrieval.Term) question {
+	q := question{lang: lang}
+	for _, t := range terms {
 		id := v.id(q.lang, t.Lang, t.Stem)
 		if q.has(id) {
 			continue

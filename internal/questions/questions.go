@@ -1,15 +1,20 @@
-// Package questions groups visitors' questions that ask the same thing in
-// other words, so that the knowledge gaps (questions the agent could not
-// answer, or answered with a thumbs-down) show each question once, with
-// how often it was asked. It compares questions as the knowledge-base
-// search reads them (internal/retrieval: folding, phrases, stop words,
-// stems, synonyms and relatives, per language), in memory, without a
-// store.
+// Package questions groups visitors' questions that ask the same thing, so
+// that the knowledge gaps (questions the agent could not answer, or
+// answered with a thumbs-down) show each question once, with how often it
+// was asked. It compares questions as the knowledge-base search reads them
+// (internal/retrieval: folding, phrases, stop words, stems, synonyms and
+// relatives, per language), and typos, in memory, without a store. It is
+// lexical: the same question in other words is joined only as far as those
+// tell (docs/agent.md, "Grouping questions", has its precision and recall).
 package questions
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
+	"sync"
+
+	"parley/internal/retrieval"
 )
 
 // Item is one question: what the visitor wrote and the conversation's
@@ -45,16 +50,7 @@ func GroupAll(items []Item) []Group {
 // groupAll is GroupAll, also saying how many pairs of items it compared.
 func groupAll(items []Item) ([]Group, int) {
 	v := newVocabulary()
-	qs := make([]question, len(items))
-	analysed := make(map[Item]int) // the same text asked again is analysed once
-	for i, it := range items {
-		if j, ok := analysed[it]; ok {
-			qs[i] = qs[j]
-			continue
-		}
-		analysed[it] = i
-		qs[i] = analyse(v, it)
-	}
+	qs := analyseAll(v, items)
 	v.link()
 	sets := newDisjointSets(len(items))
 	// Questions with the same terms (the same words, other greetings,
@@ -63,6 +59,9 @@ func groupAll(items []Item) ([]Group, int) {
 	var distinct []int
 	first := make(map[string]int)
 	for i := range qs {
+		if len(qs[i].terms) == 0 {
+			continue // nothing to compare ("?", an emoji): alone, as Same says
+		}
 		sig := qs[i].signature()
 		if j, ok := first[sig]; ok {
 			sets.union(i, j)
@@ -115,4 +114,43 @@ func (d *disjointSets) union(i, j int) {
 	if ri != rj {
 		d.parent[max(ri, rj)] = min(ri, rj)
 	}
+}
+
+// analyseAll analyses items into questions named in v. The analyzer's work
+// (three quarters of grouping's) runs on every processor, each with its
+// own stem cache; the terms are then named in item order, so term ids, and
+// with them the result, do not depend on the scheduling. The same item
+// asked again is analysed once.
+func analyseAll(v *vocabulary, items []Item) []question {
+	first := make(map[Item]int)
+	var distinct []int
+	for i, it := range items {
+		if _, ok := first[it]; !ok {
+			first[it] = i
+			distinct = append(distinct, i)
+		}
+	}
+	langs := make([]string, len(distinct))
+	terms := make([][]retrieval.Term, len(distinct))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(distinct)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var ta retrieval.TermAnalyzer
+			for k := w; k < len(distinct); k += workers {
+				langs[k], terms[k] = analysed(&ta, items[distinct[k]])
+			}
+		})
+	}
+	wg.Wait()
+	qs := make([]question, len(items))
+	for k, i := range distinct {
+		qs[i] = v.question(langs[k], terms[k])
+	}
+	for i, it := range items {
+		if j := first[it]; j != i {
+			qs[i] = qs[j]
+		}
+	}
+	return qs
 }

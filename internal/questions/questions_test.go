@@ -229,7 +229,12 @@ func TestTextLang(t *testing.T) {
 		{"Cât costă livrarea?", "", "ro"},
 		{"cat costa livrarea", "ru", "ro"},
 		{"where is my order", "ru", "en"},
-		{"where is my order", "ro", "ro"}, // the conversation's language stands between the Latin ones
+		{"where is my order", "ro", "ro"},     // the conversation's language stands between the Latin ones
+		{"Ce dimensiuni are masa?", "", "ro"}, // "are" is Romanian too
+		{"licenta merge pe doua calculatoare", "", "ro"},
+		{"Primesc bon fiscal?", "", "ro"},
+		{"Programul merge pe Mac?", "", "ro"},
+		{"a useful and careful answer please", "", "en"},
 		{"12345", "en", "en"},
 		{"12345", "", ""},
 		{"Wo ist meine Bestellung?", "de", "en"}, // no stemmer for German: English rules, as the search
@@ -238,4 +243,29 @@ func TestTextLang(t *testing.T) {
 			t.Errorf("textLang(%q, %q) = %q, want %q", c.text, c.lang, got, c.want)
 		}
 	}
+}
+
+// FuzzSame: any two texts compare without panicking, the same either way
+// round, and a text is the same as itself whenever it has a word to
+// compare. GroupAll agrees with Same on the two.
+func FuzzSame(f *testing.F) {
+	f.Add("Where is my order?", "hi, where is my order??", "en")
+	f.Add("Cât costă livrarea?", "cat costa transportul", "")
+	f.Add("Где мой заказ?", "где мой закз", "ru")
+	f.Add("", "12 34", "de")
+	f.Fuzz(func(t *testing.T, a, b, lang string) {
+		x, y := Item{a, lang}, Item{b, lang}
+		same := Same(x, y)
+		if same != Same(y, x) {
+			t.Fatalf("Same(%q, %q) differs by order", a, b)
+		}
+		if groups := GroupAll([]Item{x, y}); (len(groups) == 1) != same {
+			t.Fatalf("GroupAll(%q, %q) = %v, Same = %v", a, b, groups, same)
+		}
+		v := newVocabulary()
+		q := analyse(v, x)
+		if q.weight > 0 && !Same(x, x) {
+			t.Fatalf("%q is not the same as itself", a)
+		}
+	})
 }

@@ -5,7 +5,7 @@ import "slices"
 // How much a term counts when the other question has not the same stem but
 // a synonym of it ("shipping" for "delivery") or a relative ("deliver" for
 // "delivery", which Snowball stems apart): as in a search, a little less
-// than the word itself.
+// than the word itself (and so does a typo, see typo.go).
 const (
 	synonymMatch  = 0.8
 	relativeMatch = 0.8
@@ -19,14 +19,14 @@ const threshold = 0.76
 
 // similarity in [0,1] is how much of each question the other one matches,
 // the lesser of the two: the weight of a question's terms the other
-// matches (fully for the same stem, less for a synonym or a relative) over
+// matches (fully for the same stem, less for a synonym, relative or typo) over
 // the weight of all its terms. Taking the lesser side keeps a question that
 // asks one thing more ("can I exchange these shoes for a bigger size"
 // against "do you have these shoes in a bigger size") apart, where an
 // average of both sides would call it the same.
 //
 // One allowance: when every term of one question is matched (by itself, a
-// synonym or a relative) by at least two words of the other, a single
+// synonym, a relative or a typo) by at least two words of the other, a single
 // word of the other that no synonym group knows (an elaboration: "a
 // *bottle* of wine", "is the *building* accessible") counts as a light
 // word. With one word left the elaboration would be half the question:

@@ -1,151 +1,121 @@
 package questions
 
 import (
-	"strings"
+	"slices"
 
 	"parley/internal/retrieval"
 )
 
-// The knowledge-base search's synonym groups (internal/retrieval) are
-// written to find an answer; comparing two questions needs a few more:
-// visitors ask the same thing with "update" or "change", "kids" or
-// "children". These groups count for grouping questions only, and leave
-// the agent's search as it is. They were added for the tuning set's
-// misses (testdata/tuning.txt), kept to general help-desk words, never a
-// shop's own; the held-out set was not looked at. One group a line.
-var extraSynonymGroups = map[string]string{
-	"en": `
-		change update modify edit switch
-		size dimension dimensions big bigger large larger measurement length width height
-		lock locked block blocked
-		chart guide
-		nonprofit nonprofits charity charities ngo
-		pause freeze suspend hold
-		subscription membership
-		kid kids child children
-		food meal menu
-		year yearly annual annually
-		month monthly
-		fast faster quick quicker sooner express
-		twice double
-		spare replacement
-		sofa couch
-		course courses lesson lessons class classes
-		copy download
-		limit maximum max
-		device devices computer computers laptop pc
-		email inbox
-		people person persons guest guests`,
-	"ro": `
-		schimba modifica actualiza actualizare edita
-		marime marimi dimensiune dimensiuni mare lungime latime
-		blocat blocare bloca suspendat
-		tabel ghid
-		ong asociatie asociatii caritabil caritabile
-		suspenda ingheta pauza
-		abonament abonamentul
-		copii copil
-		meniu mancare
-		an anual
-		luna lunar
-		rapid repede express
-		curs cursul lectie lectii ore
-		copie descarca
-		limita maxim maxima
-		dispozitiv dispozitive calculator calculatoare laptop
-		persoane persoana oaspeti
-		special preferential`,
-	"ru": `
-		изменить поменять обновить сменить
-		размер размеры длина ширина
-		заблокирован заблокировали блокировка
-		таблица сетка
-		некоммерческий благотворительный фонд
-		приостановить заморозить пауза
-		подписка абонемент
-		детский дети ребенок
-		меню поесть еда
-		год годовой
-		месяц помесячно ежемесячно
-		быстрее экспресс срочно
-		дважды два
-		запчасти запасные
-		курс урок уроки занятия
-		копия скачать
-		ограничение максимальный лимит
-		устройство устройства компьютер компьютеры ноутбук
-		человек люди гость гостей гости`,
+// vocabulary numbers the distinct terms of the questions being compared
+// and knows, once for all their pairs, which terms match which: comparing
+// two questions is then a few integer comparisons, not synonym lookups and
+// prefix checks on strings.
+type vocabulary struct {
+	ids      map[termName]int32
+	terms    []vterm
+	done     int // terms whose matches are known: ids below done
+	analyzer retrieval.TermAnalyzer
 }
 
-// lightWords are words that say little of what is asked: a question that
-// adds them, or leaves them out, asks the same ("can the courier bring my
-// order on a saturday"). They count lightWeight of a word. Folded.
-var lightWords = map[string]string{
-	"en": `order orders item items product products thing things bring go come
-		take put find say says happen let see look another other one today there
-		use available possible`,
-	"ro": `comanda comanzi produs produse produsul lucru pune gasi gasesc spune
-		alt alta alte unul azi acolo folosi disponibil posibil exista`,
-	"ru": `заказ заказа товар товары вещь продукт взять найти сказать пишет
-		другой другого один сегодня туда доступен`,
+// termName is a stem of a stemmer language in questions of a language:
+// questions of different languages share no terms, so they never meet.
+type termName struct{ qlang, tlang, stem string }
+
+type vterm struct {
+	termName
+	matches []termWeight // other terms it matches, and how well
 }
 
-const lightWeight = 0.1
+type termWeight struct {
+	id    int32
+	match float64
+}
 
-// extraSynonyms maps, per stemmer language, a stem to the other stems of
-// its extra groups.
-var extraSynonyms = func() map[string]map[string][]string {
-	out := make(map[string]map[string][]string)
-	for lang, groups := range extraSynonymGroups {
-		m := make(map[string][]string)
-		for line := range strings.SplitSeq(strings.TrimSpace(groups), "\n") {
-			var stems []string
-			for _, w := range strings.Fields(line) {
-				for _, t := range retrieval.Terms(w, lang) {
-					if !contains(stems, t.Stem) {
-						stems = append(stems, t.Stem)
-					}
-				}
+func newVocabulary() *vocabulary { return &vocabulary{ids: make(map[termName]int32)} }
+
+func (v *vocabulary) id(qlang, tlang, stem string) int32 {
+	n := termName{qlang, tlang, stem}
+	if id, ok := v.ids[n]; ok {
+		return id
+	}
+	id := int32(len(v.terms))
+	v.ids[n] = id
+	v.terms = append(v.terms, vterm{termName: n})
+	return id
+}
+
+// link works out the matches of the terms added since the last call: their
+// synonyms (the search's groups and the extra ones), relatives and typos
+// among the vocabulary's terms, both ways.
+func (v *vocabulary) link() {
+	if v.done == len(v.terms) {
+		return
+	}
+	add := func(a, b int32, m float64) {
+		for _, x := range v.terms[a].matches {
+			if x.id == b {
+				return
 			}
-			for _, s := range stems {
-				for _, o := range stems {
-					if o != s && !contains(m[s], o) {
-						m[s] = append(m[s], o)
-					}
+		}
+		v.terms[a].matches = append(v.terms[a].matches, termWeight{b, m})
+		v.terms[b].matches = append(v.terms[b].matches, termWeight{a, m})
+	}
+	// Relatives meet under their keys (retrieval.RelativeKeys), typos
+	// under their deletions (see typoKeys).
+	byKey := make(map[termName][]int32)
+	for id := range v.terms {
+		t := v.terms[id].termName
+		if t.tlang == "" {
+			continue
+		}
+		for _, k := range retrieval.RelativeKeys(t.stem) {
+			kn := termName{t.qlang, t.tlang, k}
+			byKey[kn] = append(byKey[kn], int32(id))
+		}
+		for _, k := range typoKeys(t.stem) {
+			kn := termName{t.qlang, t.tlang, k}
+			byKey[kn] = append(byKey[kn], int32(id))
+		}
+	}
+	for id := v.done; id < len(v.terms); id++ {
+		t := v.terms[id].termName
+		search, extra := synonymsOf(t.stem, t.tlang)
+		for _, s := range slices.Concat(search, extra) {
+			if o, ok := v.ids[termName{t.qlang, t.tlang, s}]; ok && o != int32(id) {
+				add(int32(id), o, synonymMatch)
+			}
+		}
+		if t.tlang == "" {
+			continue
+		}
+		for _, k := range retrieval.RelativeKeys(t.stem) {
+			for _, o := range byKey[termName{t.qlang, t.tlang, k}] {
+				if o != int32(id) && retrieval.Related(t.stem, v.terms[o].stem) {
+					add(int32(id), o, relativeMatch)
 				}
 			}
 		}
-		out[lang] = m
-	}
-	return out
-}()
-
-// light holds, per stemmer language, the stems of lightWords.
-var light = func() map[string]map[string]bool {
-	out := make(map[string]map[string]bool)
-	for lang, words := range lightWords {
-		m := make(map[string]bool)
-		for _, w := range strings.Fields(words) {
-			for _, t := range retrieval.Terms(w, lang) {
-				m[t.Stem] = true
+		for _, k := range typoKeys(t.stem) {
+			for _, o := range byKey[termName{t.qlang, t.tlang, k}] {
+				if o != int32(id) && oneEdit([]rune(t.stem), []rune(v.terms[o].stem)) {
+					add(int32(id), o, typoMatch)
+				}
 			}
 		}
-		out[lang] = m
 	}
-	return out
-}()
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	v.done = len(v.terms)
 }
 
-// synonymsOf is the stems a stem matches as a synonym: the search's and
-// the extra groups'.
-func synonymsOf(stem, lang string) (search, extra []string) {
-	return retrieval.Synonyms(stem, lang), extraSynonyms[lang][stem]
+// match is how well term u stands for term t: 1 for the same term, the
+// match of a synonym or relative, else 0.
+func (v *vocabulary) match(t, u int32) float64 {
+	if t == u {
+		return 1
+	}
+	for _, m := range v.terms[t].matches {
+		if m.id == u {
+			return m.match
+		}
+	}
+	return 0
 }
