@@ -163,10 +163,11 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		return ChatResult{}, err
 	}
 	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
-	conv, stored, err := s.store.AddExchange(ctx, visitor, aiMsg)
+	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
 	}
+	stored := replySeq != 0
 	s.changed(conv.AccountID, conv.ID)
 	s.emitMessage(ctx, conv, visitor)
 	if !stored {

@@ -39,6 +39,7 @@ type Store interface {
 	Keys
 	Conversations
 	Messages
+	Feedback
 	Usage
 	Users
 	Sessions
@@ -174,9 +175,10 @@ type Messages interface {
 	// base). msg is stored as AddMessage would; reply only if the
 	// conversation, after msg, admits it (an operator may have taken over
 	// meanwhile: reply.RequireMode). It returns the conversation after the
-	// write and whether the reply was stored. Either both are on disk when
-	// it returns, or (on an error) neither.
-	AddExchange(ctx context.Context, msg, reply NewMessage) (domain.Conversation, bool, error)
+	// write and the stored reply's seq (0: the reply was not stored; the
+	// widget's "message_id" of an AI answer, issue 20). Either both are on
+	// disk when it returns, or (on an error) neither.
+	AddExchange(ctx context.Context, msg, reply NewMessage) (conv domain.Conversation, replySeq int64, err error)
 	// PollState is what a widget's poll needs of a conversation: its agent,
 	// its mode and the seq of its latest operator message (0 if none), so a
 	// poll with nothing new reads nothing else. domain.ErrNotFound if there

@@ -15,16 +15,19 @@ import (
 
 const convCols = `id, agent_id, account_id, visitor_id, page_url, mode,
 	created_at, last_message_at, last_message, waiting, misses, assignee_id, assignee_name,
-	user_id, visitor_name, visitor_email, verified, status, last_activity_at, waiting_since`
+	user_id, visitor_name, visitor_email, verified, status, last_activity_at, waiting_since,
+	asked, answered, handed_at, first_operator_at, helpful, not_helpful`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
 func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
-	var last, waitingSince *time.Time // NULL until the first message; while not waiting
+	var last, waitingSince *time.Time    // NULL until the first message; while not waiting
+	var handed, firstOperator *time.Time // NULL: never handed off; no operator wrote
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
 		&c.CreatedAt, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
-		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status, &c.LastActivityAt, &waitingSince}, extra...)
+		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status, &c.LastActivityAt, &waitingSince,
+		&c.Asked, &c.Answered, &handed, &firstOperator, &c.Helpful, &c.NotHelpful}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
@@ -35,6 +38,7 @@ func scanConversation(row pgx.Row, extra ...any) (domain.Conversation, error) {
 	if waitingSince != nil {
 		c.WaitingSince = ms(*waitingSince)
 	}
+	c.HandedAt, c.FirstOperatorAt = nullTime(handed), nullTime(firstOperator)
 	return c, nil
 }
 

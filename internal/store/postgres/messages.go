@@ -13,7 +13,7 @@ import (
 	"parley/internal/store"
 )
 
-const messageCols = `seq, conversation_id, role, text, operator_name, created_at, prompt_tokens, completion_tokens`
+const messageCols = `seq, conversation_id, role, text, operator_name, created_at, prompt_tokens, completion_tokens, helpful`
 
 // AddMessage locks the conversation row, checks the mode and the cap,
 // inserts and updates the conversation in one transaction, so an AI reply
@@ -57,11 +57,11 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 
 // AddExchange is AddMessage for two messages in one transaction, under one
 // lock of the conversation row.
-func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
+func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, int64, error) {
 	var c domain.Conversation
-	var stored bool
+	var replySeq int64
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		stored = false
+		replySeq = 0 // a transaction retried starts afresh
 		var count int
 		var err error
 		if c, count, err = lockConversation(ctx, tx, msg.ConversationID); err != nil {
@@ -82,14 +82,14 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			if err := addTokens(ctx, tx, c.AccountID, m); err != nil {
 				return err
 			}
-			c, count, stored = reply.Apply(c, m.CreatedAt), count+1, true
+			c, count, replySeq = reply.Apply(c, m.CreatedAt), count+1, m.Seq
 		}
 		return saveConversation(ctx, tx, c, count)
 	})
 	if err != nil {
-		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
+		return domain.Conversation{}, 0, fmt.Errorf("add exchange: %w", err)
 	}
-	return c, stored, nil
+	return c, replySeq, nil
 }
 
 // lockConversation reads a conversation and its number of messages, and
@@ -145,7 +145,8 @@ func (s *Store) ConversationTokens(ctx context.Context, conversationID string) (
 
 // saveConversation writes what a message changes of a conversation, and
 // how many messages it now holds: one UPDATE of the locked row, which the
-// latest activity (the desk's inbox order) and the wait's start join.
+// latest activity (the desk's inbox order), the wait's start, and the
+// outcome with the facts it reads (migration 0020_insights) join.
 func saveConversation(ctx context.Context, tx pgx.Tx, c domain.Conversation, messages int) error {
 	var since *time.Time // NULL while it does not wait
 	if c.Waiting {
@@ -153,10 +154,11 @@ func saveConversation(ctx context.Context, tx pgx.Tx, c domain.Conversation, mes
 	}
 	_, err := tx.Exec(ctx, `
 		UPDATE conversations SET mode = $1, waiting = $2, misses = $3, assignee_id = $4, assignee_name = $5,
-			last_message_at = $6, last_message = $7, message_count = $8, last_activity_at = $9, waiting_since = $10
-		WHERE id = $11`,
+			last_message_at = $6, last_message = $7, message_count = $8, last_activity_at = $9, waiting_since = $10,
+			asked = $11, answered = $12, handed_at = $13, first_operator_at = $14, outcome = $15
+		WHERE id = $16`,
 		c.Mode, c.Waiting, c.Misses, c.AssigneeID, c.AssigneeName, c.LastMessageAt, c.LastMessage, messages,
-		c.LastActivityAt, since, c.ID)
+		c.LastActivityAt, since, c.Asked, c.Answered, toNullTime(c.HandedAt), toNullTime(c.FirstOperatorAt), string(c.Outcome()), c.ID)
 	return err
 }
 
@@ -197,7 +199,7 @@ func (s *Store) messages(ctx context.Context, query string, args ...any) ([]doma
 	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Message, error) {
 		var m domain.Message
 		var created time.Time
-		err := row.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created, &m.Tokens.Prompt, &m.Tokens.Completion)
+		err := row.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created, &m.Tokens.Prompt, &m.Tokens.Completion, &m.Helpful)
 		m.CreatedAt = ms(created)
 		return m, err
 	})

@@ -21,21 +21,23 @@ const convCols = `id, agent_id, account_id, visitor_id, page_url, mode, created_
 	(SELECT m.created_at FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1),
 	coalesce((SELECT m.text FROM messages m WHERE m.conversation_id = conversations.id ORDER BY m.seq DESC LIMIT 1), ''),
 	waiting, misses, assignee_id, assignee_name, user_id, visitor_name, visitor_email, verified, status,
-	last_activity_at, waiting_since`
+	last_activity_at, waiting_since, asked, answered, handed_at, first_operator_at, helpful, not_helpful`
 
 // scanConversation scans convCols, and then into extra the columns a
 // query selects after them.
 func scanConversation(sc scanner, extra ...any) (domain.Conversation, error) {
 	var c domain.Conversation
 	var created, activity int64
-	var last, waitingSince sql.NullInt64
+	var last, waitingSince, handed, firstOperator sql.NullInt64
 	dest := append([]any{&c.ID, &c.AgentID, &c.AccountID, &c.VisitorID, &c.PageURL, &c.Mode,
 		&created, &last, &c.LastMessage, &c.Waiting, &c.Misses, &c.AssigneeID, &c.AssigneeName,
-		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status, &activity, &waitingSince}, extra...)
+		&c.UserID, &c.Name, &c.Email, &c.Verified, &c.Status, &activity, &waitingSince,
+		&c.Asked, &c.Answered, &handed, &firstOperator, &c.Helpful, &c.NotHelpful}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return domain.Conversation{}, err
 	}
 	c.CreatedAt, c.LastActivityAt = fromMillis(created), fromMillis(activity)
+	c.HandedAt, c.FirstOperatorAt = nullMillis(handed), nullMillis(firstOperator)
 	if last.Valid {
 		c.LastMessageAt = fromMillis(last.Int64)
 	}

@@ -26,7 +26,8 @@ const (
 	hotInsertMessage
 	hotInsertTwo    // two messages in one statement: a chat and its reply
 	hotAfterMessage // the conversation's state after a message
-	hotSetMisses    // the same when only the count of misses (and the activity) changed
+	hotSetOutcome   // the same when only the outcome's facts, the outcome and the activity changed
+	hotSetMisses    // the same when only the count of misses, the outcome and the activity changed
 	hotTouch        // the same when only the latest activity changed: most messages
 	hotSetWaiting
 	hotInsertConv
@@ -46,9 +47,13 @@ var hotSQL = [hotCount]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)`,
 	hotAfterMessage: `
 		UPDATE conversations SET mode = ?, waiting = ?, waiting_since = ?, misses = ?, assignee_id = ?, assignee_name = ?,
+			last_activity_at = ?, asked = ?, answered = ?, handed_at = ?, first_operator_at = ?, outcome = ?
+		WHERE id = ?`,
+	hotSetOutcome: `
+		UPDATE conversations SET asked = ?, answered = ?, handed_at = ?, first_operator_at = ?, outcome = ?,
 			last_activity_at = ?
 		WHERE id = ?`,
-	hotSetMisses:  `UPDATE conversations SET misses = ?, last_activity_at = ? WHERE id = ?`,
+	hotSetMisses:  `UPDATE conversations SET misses = ?, outcome = ?, last_activity_at = ? WHERE id = ?`,
 	hotTouch:      `UPDATE conversations SET last_activity_at = ? WHERE id = ?`,
 	hotSetWaiting: `UPDATE conversations SET waiting = ?, waiting_since = ? WHERE id = ? AND waiting <> ?`,
 	hotInsertConv: `

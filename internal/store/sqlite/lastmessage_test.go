@@ -14,8 +14,11 @@ import (
 // is read from the messages (convCols), and the one UPDATE sets only
 // last_activity_at, so it touches only the indexes keyed on it. Writes
 // that change what else the conversation stores (here the count of misses)
-// still reach its row. Triggers log every UPDATE of a conversation, and
-// those that set any column but last_activity_at.
+// still reach its row, and so does the first chat, which sets what the
+// outcome reads (the visitor asked, the agent answered) and the outcome,
+// none of them indexed. Triggers log every UPDATE of a conversation, those
+// that set any column but last_activity_at and the outcome's, and those
+// that set the outcome's.
 func TestChatWritesOnlyItsMessages(t *testing.T) {
 	t.Parallel()
 	f := newConvFixture(t)
@@ -28,6 +31,9 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 			created_at, waiting, waiting_since, misses, assignee_id, assignee_name, user_id, visitor_name,
 			visitor_email, verified, status ON conversations
 			BEGIN INSERT INTO conversation_updates VALUES (new.id, 'state'); END`,
+		`CREATE TRIGGER log_conversation_outcome AFTER UPDATE OF asked, answered, handed_at, first_operator_at,
+			helpful, not_helpful, outcome ON conversations
+			BEGIN INSERT INTO conversation_updates VALUES (new.id, 'outcome'); END`,
 	)
 	updates := func(what string) (n int) {
 		t.Helper()
@@ -41,35 +47,39 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 		t.Helper()
 		start = start.Add(time.Second) // each a second later: the activity moves
 		now := start
-		c, stored, err := s.AddExchange(ctx,
+		c, replySeq, err := s.AddExchange(ctx,
 			store.NewMessage{ConversationID: f.conv.ID, Role: domain.RoleVisitor, Text: "hours?", CreatedAt: now},
 			store.NewMessage{ConversationID: f.conv.ID, Role: domain.RoleAI, Text: reply, CreatedAt: now.Add(time.Millisecond),
 				RequireMode: domain.ModeAI, Unanswered: unanswered})
-		if err != nil || !stored {
-			t.Fatalf("AddExchange = %v, %v", stored, err)
+		if err != nil || replySeq == 0 {
+			t.Fatalf("AddExchange = reply seq %d, %v", replySeq, err)
 		}
 		return c
 	}
 
 	for i := range 3 {
 		c := exchange("9 to 5", false)
-		if n, state := updates("any"), updates("state"); n != i+1 || state != 0 {
-			t.Fatalf("after %d answered chats, the conversation was updated %d times (%d beyond its activity)", i+1, n, state)
+		if n, state, outcome := updates("any"), updates("state"), updates("outcome"); n != i+1 || state != 0 || outcome != 1 {
+			t.Fatalf("after %d answered chats, the conversation was updated %d times (%d beyond its activity, %d its outcome); want %d, 0, 1",
+				i+1, n, state, outcome, i+1)
 		}
 		if !c.LastActivityAt.Equal(c.LastMessageAt) {
 			t.Fatalf("activity %v, want the reply's time %v", c.LastActivityAt, c.LastMessageAt)
 		}
+		if c.Outcome() != domain.OutcomeResolved {
+			t.Fatalf("after %d answered chats: outcome %s", i+1, c.Outcome())
+		}
 	}
-	c := exchange("Sorry, I do not know.", true) // a miss: the count changes
-	if n, state := updates("any"), updates("state"); n != 4 || state != 1 || c.Misses != 1 {
-		t.Fatalf("a missed answer: %d updates (%d beyond the activity), misses %d; want 4, 1 and 1", n, state, c.Misses)
+	c := exchange("Sorry, I do not know.", true) // a miss: the count changes, and the outcome
+	if n, state, outcome := updates("any"), updates("state"), updates("outcome"); n != 4 || state != 1 || outcome != 2 || c.Misses != 1 {
+		t.Fatalf("a missed answer: %d updates (%d beyond the activity, %d the outcome), misses %d; want 4, 1, 2 and 1", n, state, outcome, c.Misses)
 	}
 
 	// What is read back is the newest message, whichever way it is read.
 	s.cache.convs.forgetAll()
 	got, err := s.Conversation(ctx, f.conv.ID)
 	if err != nil || got.LastMessage != "Sorry, I do not know." || !got.LastMessageAt.Equal(c.LastMessageAt) || got.Misses != 1 ||
-		!got.LastActivityAt.Equal(c.LastMessageAt) {
+		!got.LastActivityAt.Equal(c.LastMessageAt) || got.Outcome() != domain.OutcomeUnanswered || !got.Asked || !got.Answered {
 		t.Errorf("Conversation = %+v, %v; want the last message %q at %v", got, err, "Sorry, I do not know.", c.LastMessageAt)
 	}
 }

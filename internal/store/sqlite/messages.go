@@ -12,7 +12,7 @@ import (
 	"parley/internal/store"
 )
 
-const messageCols = `seq, conversation_id, role, text, operator_name, created_at, prompt_tokens, completion_tokens`
+const messageCols = `seq, conversation_id, role, text, operator_name, created_at, prompt_tokens, completion_tokens, helpful`
 
 // AddMessage checks the mode and the cap, inserts and updates the
 // conversation in one writer transaction, so an AI reply cannot slip in
@@ -66,18 +66,21 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 
 // AddExchange is AddMessage for two messages in one write: the
 // conversation is read and updated once, and both messages are inserted by
-// one statement when the reply is admitted.
-func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, bool, error) {
+// one statement when the reply is admitted (the rowid it leaves is the
+// reply's: the last row it inserted).
+func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, int64, error) {
 	if err := store.CheckText(msg.ConversationID, msg.Text, msg.OperatorName, reply.Text, reply.OperatorName); err != nil {
-		return domain.Conversation{}, false, err
+		return domain.Conversation{}, 0, err
 	}
 	first, second := newRow(msg), newRow(reply)
 	var out struct {
-		c            domain.Conversation
-		stored, full bool
+		c        domain.Conversation
+		replySeq int64
+		full     bool
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ctx, msg, reply := inWrite(ctx), &first.n, &second.n
+		out.replySeq = 0 // a write retried after a rollback starts afresh
 		c, count, err := s.writeConversation(ctx, tx, msg.ConversationID)
 		if err != nil {
 			return err
@@ -86,8 +89,12 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			return err
 		}
 		next, added := msg.Apply(c, first.createdAt), 1
-		if out.stored = reply.Admits(next) && reply.Fits(count+1); out.stored {
-			_, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...)
+		stored := reply.Admits(next) && reply.Fits(count+1)
+		if stored {
+			var res sql.Result
+			if res, err = s.execHot(hotInsertTwo, append(first.args(), second.args()...)...); err == nil {
+				out.replySeq, err = res.LastInsertId()
+			}
 			next, added = reply.Apply(next, second.createdAt), 2
 			if err == nil {
 				err = addTokens(ctx, tx, c.AccountID, second)
@@ -99,15 +106,15 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			return err
 		}
 		out.c = next
-		return s.saveConversation(c, next, count+added, changesPollState(msg) || (out.stored && changesPollState(reply)))
+		return s.saveConversation(c, next, count+added, changesPollState(msg) || (stored && changesPollState(reply)))
 	})
 	if err == nil && out.full {
 		err = domain.ErrConversationFull
 	}
 	if err != nil {
-		return domain.Conversation{}, false, fmt.Errorf("add exchange: %w", err)
+		return domain.Conversation{}, 0, fmt.Errorf("add exchange: %w", err)
 	}
-	return out.c, out.stored, nil
+	return out.c, out.replySeq, nil
 }
 
 // admit applies n's rules (store.NewMessage.Check) to the conversation as
@@ -202,20 +209,32 @@ func (r messageRow) message() domain.Message {
 // changed: SQLite updates every index on a column an UPDATE sets, whether
 // or not its value changes, and waiting is indexed (the inbox filters on
 // it). Most messages change nothing but the activity (hotTouch), which
-// touches only the indexes keyed on it.
+// touches only the indexes keyed on it. The outcome and the facts it
+// reads (migration 0023) change a few times in a conversation's life —
+// its first question and answer, a miss, the handoff, an operator's first
+// message — and only those messages write them: with the misses
+// (hotSetMisses, the outcome following the count), alone (hotSetOutcome),
+// or, when both change at once or with the mode, wait or assignee, with
+// everything (hotAfterMessage). None of them is indexed.
 func (s *Store) saveConversation(before, c domain.Conversation, messages int, poll bool) error {
 	var err error
 	activity := millis(c.LastActivityAt)
+	facts := factsChanged(before, c)
 	switch {
 	case c.Mode != before.Mode || c.Waiting != before.Waiting || !c.WaitingSince.Equal(before.WaitingSince) ||
-		c.AssigneeID != before.AssigneeID || c.AssigneeName != before.AssigneeName:
+		c.AssigneeID != before.AssigneeID || c.AssigneeName != before.AssigneeName ||
+		(facts && c.Misses != before.Misses):
 		var since any // NULL while it does not wait
 		if c.Waiting {
 			since = millis(c.WaitingSince)
 		}
-		_, err = s.execHot(hotAfterMessage, string(c.Mode), c.Waiting, since, c.Misses, c.AssigneeID, c.AssigneeName, activity, c.ID)
+		_, err = s.execHot(hotAfterMessage, string(c.Mode), c.Waiting, since, c.Misses, c.AssigneeID, c.AssigneeName, activity,
+			c.Asked, c.Answered, orNull(c.HandedAt), orNull(c.FirstOperatorAt), string(c.Outcome()), c.ID)
+	case facts: // the misses as they were
+		_, err = s.execHot(hotSetOutcome,
+			c.Asked, c.Answered, orNull(c.HandedAt), orNull(c.FirstOperatorAt), string(c.Outcome()), activity, c.ID)
 	case c.Misses != before.Misses:
-		_, err = s.execHot(hotSetMisses, c.Misses, activity, c.ID)
+		_, err = s.execHot(hotSetMisses, c.Misses, string(c.Outcome()), activity, c.ID)
 	case !c.LastActivityAt.Equal(before.LastActivityAt):
 		_, err = s.execHot(hotTouch, activity, c.ID)
 	}
@@ -223,6 +242,24 @@ func (s *Store) saveConversation(before, c domain.Conversation, messages int, po
 		s.wrote(c, messages, poll)
 	}
 	return err
+}
+
+// factsChanged reports whether a fact the outcome reads, as a message
+// changes them (store.NewMessage.Apply), differs between before and c.
+// The misses, which it also reads, are told apart (see saveConversation).
+func factsChanged(before, c domain.Conversation) bool {
+	return c.Asked != before.Asked || c.Answered != before.Answered ||
+		!c.HandedAt.Equal(before.HandedAt) || !c.FirstOperatorAt.Equal(before.FirstOperatorAt)
+}
+
+// orNull is a time that may be zero as a hot write takes it: NULL when
+// zero, else its milliseconds (a sql.NullInt64 is a driver.Valuer, which
+// execHot refuses).
+func orNull(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return millis(t)
 }
 
 // LatestMessages reads the page newest first, one row more than asked to
@@ -267,10 +304,14 @@ func (s *Store) messages(ctx context.Context, query string, args ...any) ([]doma
 	for rows.Next() {
 		var m domain.Message
 		var created int64
-		if err := rows.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created, &m.Tokens.Prompt, &m.Tokens.Completion); err != nil {
+		var helpful sql.NullBool
+		if err := rows.Scan(&m.Seq, &m.ConversationID, &m.Role, &m.Text, &m.OperatorName, &created, &m.Tokens.Prompt, &m.Tokens.Completion, &helpful); err != nil {
 			return nil, err
 		}
 		m.CreatedAt = fromMillis(created)
+		if helpful.Valid {
+			m.Helpful = &helpful.Bool
+		}
 		msgs = append(msgs, m)
 	}
 	return msgs, rows.Err()

@@ -28,14 +28,19 @@ func testAddExchange(t *testing.T, s store.Store) {
 
 	// Both stored; the conversation is as after both.
 	c := f.conversation(t, s, base)
-	conv, stored, err := s.AddExchange(ctx, visitor(c.ID, "hours?"), reply(c.ID, "9 to 18", false, false))
+	conv, replySeq, err := s.AddExchange(ctx, visitor(c.ID, "hours?"), reply(c.ID, "9 to 18", false, false))
 	noErr(t, "AddExchange", err)
-	if !stored || conv.Mode != domain.ModeAI || conv.LastMessage != "9 to 18" || conv.Misses != 0 || conv.Waiting {
-		t.Errorf("AddExchange = %+v, stored %v", conv, stored)
+	if replySeq == 0 || conv.Mode != domain.ModeAI || conv.LastMessage != "9 to 18" || conv.Misses != 0 || conv.Waiting {
+		t.Errorf("AddExchange = %+v, reply seq %d", conv, replySeq)
 	}
 	ms := messages(t, s, c.ID)
 	if len(ms) != 2 || ms[0].Role != domain.RoleVisitor || ms[0].Text != "hours?" || ms[1].Role != domain.RoleAI || ms[1].Text != "9 to 18" || ms[1].Seq <= ms[0].Seq {
 		t.Fatalf("messages %+v", ms)
+	}
+	// The seq returned is the reply's, not the visitor message's: the
+	// widget's "message_id" the visitor's thumbs name.
+	if replySeq != ms[1].Seq {
+		t.Errorf("AddExchange returned reply seq %d, the reply is %d (the visitor's %d)", replySeq, ms[1].Seq, ms[0].Seq)
 	}
 	sameTime(t, "reply CreatedAt", ms[1].CreatedAt, base.Add(time.Millisecond))
 	if got, err := s.Conversation(ctx, c.ID); err != nil || got != conv {
@@ -57,10 +62,10 @@ func testAddExchange(t *testing.T, s store.Store) {
 	// Taken over: the visitor's message is stored, the reply is not.
 	_, err = s.SetMode(ctx, c.ID, domain.ModeHuman)
 	noErr(t, "SetMode", err)
-	conv, stored, err = s.AddExchange(ctx, visitor(c.ID, "hello?"), reply(c.ID, "late", false, false))
+	conv, replySeq, err = s.AddExchange(ctx, visitor(c.ID, "hello?"), reply(c.ID, "late", false, false))
 	noErr(t, "AddExchange after takeover", err)
-	if stored || conv.Mode != domain.ModeHuman || conv.LastMessage != "hello?" {
-		t.Errorf("after takeover: %+v, stored %v", conv, stored)
+	if replySeq != 0 || conv.Mode != domain.ModeHuman || conv.LastMessage != "hello?" {
+		t.Errorf("after takeover: %+v, reply seq %d", conv, replySeq)
 	}
 	if ms := messages(t, s, c.ID); len(ms) != 7 || ms[6].Text != "hello?" {
 		t.Errorf("after takeover, messages %+v", ms)

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SetMode", testSetMode},
 		{"Messages", testMessages},
 		{"AddExchange", testAddExchange},
+		{"Feedback", testFeedback},
 		{"PollState", testPollState},
 		{"ModeChanged", testModeChanged},
 		{"OperatorTakeover", testOperatorTakeover},

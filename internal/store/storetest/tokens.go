@@ -30,11 +30,11 @@ func testTokens(t *testing.T, s store.Store) {
 	if first.Tokens != (domain.Tokens{Prompt: 1200, Completion: 35}) {
 		t.Errorf("AddMessage returned tokens %+v", first.Tokens)
 	}
-	_, stored, err := s.AddExchange(ctx,
+	_, replySeq, err := s.AddExchange(ctx,
 		store.NewMessage{ConversationID: c.ID, Role: domain.RoleVisitor, Text: "and?", CreatedAt: base.Add(2 * time.Second)},
 		ai(c.ID, base.Add(3*time.Second), 800, 20))
 	noErr(t, "AddExchange", err)
-	if !stored {
+	if replySeq == 0 {
 		t.Fatal("AddExchange did not store the reply")
 	}
 	// The last second of March in UTC, and the first of April.

@@ -170,8 +170,8 @@ func testMessageCapExchange(t *testing.T, s store.Store) {
 	c := f.conversation(t, s, base)
 	const max = 3
 	exchange := func() (bool, error) {
-		_, stored, err := s.AddExchange(ctx, capped(c.ID, domain.RoleVisitor, max), capped(c.ID, domain.RoleAI, max))
-		return stored, err
+		_, replySeq, err := s.AddExchange(ctx, capped(c.ID, domain.RoleVisitor, max), capped(c.ID, domain.RoleAI, max))
+		return replySeq != 0, err
 	}
 	for i := range 2 { // 2, then 4: the reply passes the cap by one
 		if stored, err := exchange(); err != nil || !stored {
@@ -238,8 +238,8 @@ func testMessageCapConcurrent(t *testing.T, s store.Store) {
 	t.Run("AddExchange", func(t *testing.T) {
 		c := f.conversation(t, s, base)
 		stored, full := race(func() error {
-			_, ok, err := s.AddExchange(ctx, capped(c.ID, domain.RoleVisitor, max), capped(c.ID, domain.RoleAI, max))
-			if err == nil && !ok {
+			_, replySeq, err := s.AddExchange(ctx, capped(c.ID, domain.RoleVisitor, max), capped(c.ID, domain.RoleAI, max))
+			if err == nil && replySeq == 0 {
 				t.Error("an admitted exchange without its reply")
 			}
 			return err
