@@ -110,7 +110,7 @@ func (s *Service) Chat(ctx context.Context, in ChatInput) (ChatResult, error) {
 	// the takeover on, the visitor must hear from the human alone. A
 	// handoff message and the conversation's wait for a human are stored
 	// together.
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	aiMsg := s.aiMessage(visitor, lang, reply, wantsHuman)
 	_, conv, err = s.store.AddMessage(ctx, aiMsg)
 	if errors.Is(err, domain.ErrModeChanged) {
 		return ChatResult{Handoff: true}, nil
@@ -162,7 +162,7 @@ func (s *Service) chatInstant(ctx context.Context, ag domain.Agent, conv domain.
 		}
 		return ChatResult{}, err
 	}
-	aiMsg := s.aiMessage(conv.ID, reply, wantsHuman)
+	aiMsg := s.aiMessage(visitor, lang, reply, wantsHuman)
 	conv, replySeq, err := s.store.AddExchange(ctx, visitor, aiMsg)
 	if err != nil {
 		return ChatResult{}, err
@@ -211,11 +211,14 @@ func (s *Service) reply(ctx context.Context, ag domain.Agent, conv domain.Conver
 // the conversation, counted as a miss when unanswered, with the wait for a
 // human when the reply hands over, within the cap (a reply may be the one
 // message past it: store.NewMessage.Fits), and with the LLM tokens it cost.
-func (s *Service) aiMessage(convID string, r agent.Reply, wantsHuman bool) store.NewMessage {
+func (s *Service) aiMessage(visitor store.NewMessage, lang string, r agent.Reply, wantsHuman bool) store.NewMessage {
 	return store.NewMessage{
-		ConversationID: convID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
+		ConversationID: visitor.ConversationID, Role: domain.RoleAI, Text: r.Text, CreatedAt: s.now(),
 		RequireMode: domain.ModeAI, Unanswered: r.Unanswered, SetWaiting: wantsHuman, MaxMessages: s.maxMessages,
 		Tokens: r.Usage,
+		// What the reply answers, for the knowledge gaps when it could
+		// not (store.NewMessage.Question).
+		Question: visitor.Text, Lang: lang,
 	}
 }
 

@@ -95,6 +95,14 @@ func (n NewMessage) Apply(c domain.Conversation, at time.Time) domain.Conversati
 	return c
 }
 
+// Asked is the question an AI reply that could not answer was asked, for
+// the knowledge gaps (QuestionUnanswered): n.Question, which may be "" (the
+// store then takes the newest visitor message before the reply). ok is
+// false for every other message, which records no question.
+func (n NewMessage) Asked() (question string, ok bool) {
+	return n.Question, n.Role == domain.RoleAI && n.Unanswered
+}
+
 // NewestFirst makes a MessagePage of up to limit+1 messages read newest
 // first: the extra one, if read, only tells that older ones exist.
 func NewestFirst(msgs []domain.Message, limit int) MessagePage {

@@ -38,8 +38,8 @@ func (s *Store) SetStatus(ctx context.Context, conversationID string, st domain.
 
 func (s *Store) Assign(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, error) {
 	c, err := scanConversation(s.pool.QueryRow(ctx, `UPDATE conversations
-		SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2
-		WHERE id = $3 RETURNING `+convCols, userID, userName, conversationID))
+		SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2, `+handOffSet(4)+`
+		WHERE id = $3 RETURNING `+convCols, append([]any{userID, userName, conversationID}, handOffArgs(now())...)...))
 	if err != nil {
 		return domain.Conversation{}, fmt.Errorf("assign: %w", notFound(dbErr(err), domain.ErrNotFound))
 	}
@@ -74,9 +74,9 @@ func (s *Store) AutoAssign(ctx context.Context, conversationID, userID, userName
 		}
 		// The compare-and-set: only a conversation that still waits.
 		tag, err := tx.Exec(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2
+			SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2, `+handOffSet(5)+`
 			WHERE id = $3 AND account_id = $4 AND mode = 'ai' AND waiting AND status = 'open'`,
-			userID, userName, conversationID, accountID)
+			append([]any{userID, userName, conversationID, accountID}, handOffArgs(at)...)...)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}

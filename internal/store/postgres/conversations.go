@@ -134,14 +134,19 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 	if err := store.CheckMode(m); err != nil {
 		return false, fmt.Errorf("set mode: %w", err)
 	}
-	// A human taking over ends the wait for one. This takeover has no
-	// dashboard user (TakeOver records one), and a release to the AI ends
-	// the assignment: either way the assignee is cleared.
-	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET mode = $1,
-		waiting = CASE WHEN $1 = 'human' THEN false ELSE waiting END,
-		waiting_since = CASE WHEN $1 = 'human' THEN NULL ELSE waiting_since END,
-		assignee_id = '', assignee_name = ''
-		WHERE id = $2 AND mode <> $1`, m, conversationID)
+	// A human taking over ends the wait for one, and hands the
+	// conversation off (its outcome). This takeover has no dashboard user
+	// (TakeOver records one), and a release to the AI ends the
+	// assignment: either way the assignee is cleared.
+	query, args := `UPDATE conversations SET mode = $1, assignee_id = '', assignee_name = ''
+		WHERE id = $2 AND mode <> $1`, []any{m, conversationID}
+	if m == domain.ModeHuman {
+		query = `UPDATE conversations SET mode = $1, waiting = false, waiting_since = NULL,
+			assignee_id = '', assignee_name = '', ` + handOffSet(3) + `
+			WHERE id = $2 AND mode <> $1`
+		args = append(args, handOffArgs(now())...)
+	}
+	tag, err := s.pool.Exec(ctx, query, args...)
 	if err != nil {
 		return false, fmt.Errorf("set mode: %w", dbErr(err))
 	}
@@ -161,8 +166,14 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 		t := now()
 		since = &t
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET waiting = $1, waiting_since = $3 WHERE id = $2 AND waiting <> $1`,
-		waiting, conversationID, since)
+	// A wait that begins hands the conversation off (handOffSet); one
+	// that ends ($3 NULL) changes neither the handoff nor the outcome.
+	asked, notAsked := store.HandedOffOutcomes()
+	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET waiting = $1, waiting_since = $3,
+			handed_at = coalesce(handed_at, $3),
+			outcome = CASE WHEN $3::timestamptz IS NULL THEN outcome WHEN asked THEN $4 ELSE $5 END
+		WHERE id = $2 AND waiting <> $1`,
+		waiting, conversationID, since, string(asked), string(notAsked))
 	if err != nil {
 		return false, fmt.Errorf("set waiting: %w", dbErr(err))
 	}
@@ -183,9 +194,9 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName string) (domain.Conversation, bool, error) {
 	for {
 		c, err := scanConversation(s.pool.QueryRow(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2
+			SET mode = 'human', waiting = false, waiting_since = NULL, assignee_id = $1, assignee_name = $2, `+handOffSet(4)+`
 			WHERE id = $3 AND mode = 'ai'
-			RETURNING `+convCols, userID, userName, conversationID))
+			RETURNING `+convCols, append([]any{userID, userName, conversationID}, handOffArgs(now())...)...))
 		if err == nil {
 			return c, true, nil
 		}

@@ -60,12 +60,5 @@ func feedbackQuestion(ctx context.Context, tx pgx.Tx, c domain.Conversation, seq
 		_, err := tx.Exec(ctx, `DELETE FROM questions WHERE seq = $1 AND reason = $2`, seq, store.QuestionNotHelpful)
 		return err
 	}
-	_, err := tx.Exec(ctx, `
-		INSERT INTO questions (account_id, agent_id, conversation_id, seq, text, lang, reason, at)
-		SELECT $1, $2, $3, $4, m.text, '', $5, $6
-		FROM messages m WHERE m.conversation_id = $3 AND m.role = 'visitor' AND m.seq < $4
-		ORDER BY m.seq DESC LIMIT 1
-		ON CONFLICT (seq) DO NOTHING`,
-		c.AccountID, c.AgentID, c.ID, seq, store.QuestionNotHelpful, at)
-	return err
+	return recordQuestion(ctx, tx, c, seq, at, store.QuestionNotHelpful, "", "")
 }

@@ -46,6 +46,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if err := addTokens(ctx, tx, c.AccountID, m); err != nil {
 			return err
 		}
+		if err := recordUnanswered(ctx, tx, c, n, m); err != nil {
+			return err
+		}
 		c = n.Apply(c, m.CreatedAt)
 		return saveConversation(ctx, tx, c, count+1)
 	})
@@ -58,6 +61,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 // AddExchange is AddMessage for two messages in one transaction, under one
 // lock of the conversation row.
 func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, int64, error) {
+	if reply.Question == "" {
+		reply.Question = msg.Text // the reply answers this message
+	}
 	var c domain.Conversation
 	var replySeq int64
 	err := s.write(ctx, func(tx pgx.Tx) error {
@@ -80,6 +86,9 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 				return err
 			}
 			if err := addTokens(ctx, tx, c.AccountID, m); err != nil {
+				return err
+			}
+			if err := recordUnanswered(ctx, tx, c, reply, m); err != nil {
 				return err
 			}
 			c, count, replySeq = reply.Apply(c, m.CreatedAt), count+1, m.Seq

@@ -122,9 +122,12 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 		}
 		// Conversations the user was answering go back to the AI and into
 		// the "needs a human" queue, so their visitors are not left waiting
-		// for someone who is gone. Their wait begins now.
-		_, err = tx.Exec(ctx, `UPDATE conversations SET mode = 'ai', waiting = true, waiting_since = $3, assignee_id = '', assignee_name = ''
-			WHERE account_id = $1 AND assignee_id = $2 AND mode = 'human'`, accountID, userID, now())
+		// for someone who is gone. Their wait begins now (a handoff, which a
+		// human's conversation has already had: its time stays).
+		at := now()
+		_, err = tx.Exec(ctx, `UPDATE conversations SET mode = 'ai', waiting = true, waiting_since = $3, assignee_id = '', assignee_name = '',
+			`+handOffSet(3)+` WHERE account_id = $1 AND assignee_id = $2 AND mode = 'human'`,
+			append([]any{accountID, userID}, handOffArgs(at)...)...)
 		return err
 	})
 	if err != nil {

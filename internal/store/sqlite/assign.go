@@ -49,8 +49,8 @@ func (s *Store) Assign(ctx context.Context, conversationID, userID, userName str
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		res, err := tx.ExecContext(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ? WHERE id = ?`,
-			userID, userName, conversationID)
+			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ?, `+handOffSet+` WHERE id = ?`,
+			append(append([]any{userID, userName}, handOffArgs(now())...), conversationID)...)
 		if err != nil {
 			return err
 		}
@@ -96,8 +96,8 @@ func (s *Store) AutoAssign(ctx context.Context, conversationID, userID, userName
 		out = store.Assigned
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
 		if _, err := tx.ExecContext(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ? WHERE id = ?`,
-			userID, userName, conversationID); err != nil {
+			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ?, `+handOffSet+` WHERE id = ?`,
+			append(append([]any{userID, userName}, handOffArgs(at)...), conversationID)...); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE operator_presence SET last_assigned_at = ? WHERE user_id = ?`,

@@ -124,13 +124,18 @@ func (s *Store) SetMode(ctx context.Context, conversationID string, m domain.Mod
 		}
 		changed = true
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
-		// A human taking over ends the wait for one. This takeover has no
-		// dashboard user (TakeOver records one), and a release to the AI
-		// ends the assignment: either way the assignee is cleared.
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ?,
-			waiting = CASE WHEN ? = 'human' THEN 0 ELSE waiting END,
-			waiting_since = CASE WHEN ? = 'human' THEN NULL ELSE waiting_since END,
-			assignee_id = '', assignee_name = '' WHERE id = ?`, m, m, m, conversationID)
+		// A human taking over ends the wait for one, and hands the
+		// conversation off (its outcome). This takeover has no dashboard
+		// user (TakeOver records one), and a release to the AI ends the
+		// assignment: either way the assignee is cleared.
+		if m == domain.ModeHuman {
+			_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'human', waiting = 0, waiting_since = NULL,
+				assignee_id = '', assignee_name = '', `+handOffSet+` WHERE id = ?`,
+				append(handOffArgs(now()), conversationID)...)
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = ?, assignee_id = '', assignee_name = '' WHERE id = ?`,
+			m, conversationID)
 		return err
 	})
 	if err != nil {
@@ -148,14 +153,16 @@ func (s *Store) SetWaiting(ctx context.Context, conversationID string, waiting b
 	var n int64
 	err := s.write(ctx, func(*sql.Tx) error {
 		s.invalidate(cacheEvent{what: forgetConversation, id: conversationID}) // its poll state stays
-		// A wait begins now; NULL when it ends. A conversation already in
-		// the state asked for is not written (AND waiting <> ?): its wait
-		// keeps its start.
+		// A wait begins now, and hands the conversation off (its
+		// outcome); NULL when it ends. A conversation already in the state
+		// asked for is not written (AND waiting <> ?): its wait keeps its
+		// start.
 		var since any
 		if waiting {
 			since = millis(now())
 		}
-		res, err := s.execHot(hotSetWaiting, waiting, since, conversationID, waiting)
+		asked, notAsked := store.HandedOffOutcomes()
+		res, err := s.execHot(hotSetWaiting, waiting, since, string(asked), string(notAsked), conversationID)
 		if err != nil {
 			return err
 		}
@@ -194,10 +201,12 @@ func (s *Store) TakeOver(ctx context.Context, conversationID, userID, userName s
 		}
 		won = true
 		s.invalidate(cacheEvent{what: forgetConversation | forgetPollState, id: conversationID})
+		at := now()
 		c.Mode, c.Waiting, c.WaitingSince, c.AssigneeID, c.AssigneeName = domain.ModeHuman, false, time.Time{}, userID, userName
+		c = c.HandOff(at)
 		_, err = tx.ExecContext(ctx, `UPDATE conversations
-			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ? WHERE id = ?`,
-			userID, userName, conversationID)
+			SET mode = 'human', waiting = 0, waiting_since = NULL, assignee_id = ?, assignee_name = ?, `+handOffSet+` WHERE id = ?`,
+			append(append([]any{userID, userName}, handOffArgs(at)...), conversationID)...)
 		return err
 	})
 	if err != nil {

@@ -68,22 +68,15 @@ func (s *Store) SetFeedback(ctx context.Context, conversationID string, seq int6
 }
 
 // feedbackQuestion records the question an answer marked "Not helpful"
-// answered — the newest visitor message before it, at the answer's time —
+// answered (the newest visitor message before it, at the answer's time)
 // or, for "Helpful", removes that record. A reply that could not answer
 // has its question recorded already (QuestionUnanswered), which a thumbs
-// either way leaves alone; an answer with no visitor message before it
-// answered no question, and records none.
+// either way leaves alone (the insert gives way to it, the delete is of
+// not_helpful rows only).
 func (s *Store) feedbackQuestion(ctx context.Context, tx *sql.Tx, c domain.Conversation, seq, at int64, helpful bool) error {
 	if helpful {
 		_, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE seq = ? AND reason = ?`, seq, store.QuestionNotHelpful)
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO questions (account_id, agent_id, conversation_id, seq, text, lang, reason, at)
-		SELECT ?, ?, ?, ?, m.text, '', ?, ?
-		FROM messages m WHERE m.conversation_id = ? AND m.role = 'visitor' AND m.seq < ?
-		ORDER BY m.seq DESC LIMIT 1
-		ON CONFLICT (seq) DO NOTHING`,
-		c.AccountID, c.AgentID, c.ID, seq, store.QuestionNotHelpful, at, c.ID, seq)
-	return err
+	return s.recordQuestion(ctx, tx, c, seq, at, store.QuestionNotHelpful, "", "")
 }

@@ -30,6 +30,7 @@ const (
 	hotSetMisses    // the same when only the count of misses, the outcome and the activity changed
 	hotTouch        // the same when only the latest activity changed: most messages
 	hotSetWaiting
+	hotInsertQuestion // the question of an AI reply that could not answer (recordQuestion)
 	hotInsertConv
 	hotUpsertUsage
 	hotCount
@@ -53,9 +54,18 @@ var hotSQL = [hotCount]string{
 		UPDATE conversations SET asked = ?, answered = ?, handed_at = ?, first_operator_at = ?, outcome = ?,
 			last_activity_at = ?
 		WHERE id = ?`,
-	hotSetMisses:  `UPDATE conversations SET misses = ?, outcome = ?, last_activity_at = ? WHERE id = ?`,
-	hotTouch:      `UPDATE conversations SET last_activity_at = ? WHERE id = ?`,
-	hotSetWaiting: `UPDATE conversations SET waiting = ?, waiting_since = ? WHERE id = ? AND waiting <> ?`,
+	hotSetMisses: `UPDATE conversations SET misses = ?, outcome = ?, last_activity_at = ? WHERE id = ?`,
+	hotTouch:     `UPDATE conversations SET last_activity_at = ? WHERE id = ?`,
+	// ?2 is the wait's start, NULL when it ends: a wait that begins hands
+	// the conversation off (handOffSet), one that ends changes neither.
+	hotSetWaiting: `
+		UPDATE conversations SET waiting = ?1, waiting_since = ?2,
+			handed_at = coalesce(handed_at, ?2), outcome = CASE WHEN ?2 IS NULL THEN outcome WHEN asked THEN ?3 ELSE ?4 END
+		WHERE id = ?5 AND waiting <> ?1`,
+	hotInsertQuestion: `
+		INSERT INTO questions (account_id, agent_id, conversation_id, seq, text, lang, reason, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (seq) DO NOTHING`,
 	hotInsertConv: `
 		INSERT INTO conversations (id, agent_id, account_id, visitor_id, page_url, mode, created_at,
 			user_id, visitor_name, visitor_email, verified, last_activity_at)

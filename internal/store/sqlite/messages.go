@@ -23,7 +23,7 @@ const messageCols = `seq, conversation_id, role, text, operator_name, created_at
 // in variables of their own: each variable a queued write sets is one more
 // allocation per chat (and a NewMessage is too large to be copied into it).
 func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Message, domain.Conversation, error) {
-	if err := store.CheckText(n.ConversationID, n.Text, n.OperatorName, n.AssigneeID, n.AssigneeName); err != nil {
+	if err := store.CheckText(n.ConversationID, n.Text, n.OperatorName, n.AssigneeID, n.AssigneeName, n.Question, n.Lang); err != nil {
 		return domain.Message{}, domain.Conversation{}, err
 	}
 	row := newRow(n) // before the writer's turn: it does nothing else meanwhile
@@ -53,6 +53,9 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 		if err := addTokens(ctx, tx, c.AccountID, row); err != nil {
 			return err
 		}
+		if err := s.recordUnanswered(ctx, tx, c, n, out.m.Seq, row); err != nil {
+			return err
+		}
 		return s.saveConversation(c, out.c, count+1, changesPollState(n))
 	})
 	if err == nil && out.full {
@@ -69,8 +72,11 @@ func (s *Store) AddMessage(ctx context.Context, n store.NewMessage) (domain.Mess
 // one statement when the reply is admitted (the rowid it leaves is the
 // reply's: the last row it inserted).
 func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (domain.Conversation, int64, error) {
-	if err := store.CheckText(msg.ConversationID, msg.Text, msg.OperatorName, reply.Text, reply.OperatorName); err != nil {
+	if err := store.CheckText(msg.ConversationID, msg.Text, msg.OperatorName, reply.Text, reply.OperatorName, reply.Question, reply.Lang); err != nil {
 		return domain.Conversation{}, 0, err
+	}
+	if reply.Question == "" {
+		reply.Question = msg.Text // the reply answers this message
 	}
 	first, second := newRow(msg), newRow(reply)
 	var out struct {
@@ -98,6 +104,9 @@ func (s *Store) AddExchange(ctx context.Context, msg, reply store.NewMessage) (d
 			next, added = reply.Apply(next, second.createdAt), 2
 			if err == nil {
 				err = addTokens(ctx, tx, c.AccountID, second)
+			}
+			if err == nil {
+				err = s.recordUnanswered(ctx, tx, c, reply, out.replySeq, second)
 			}
 		} else {
 			_, err = s.execHot(hotInsertMessage, first.args()...)

@@ -110,10 +110,13 @@ func (s *Store) DeleteUser(ctx context.Context, accountID, userID string) error 
 		}
 		// Conversations the user was answering go back to the AI and into
 		// the "needs a human" queue, so their visitors are not left waiting
-		// for someone who is gone. Their wait begins now.
+		// for someone who is gone. Their wait begins now (a handoff, which a
+		// human's conversation has already had: its time stays).
 		s.invalidate(cacheEvent{what: forgetConversations})
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'ai', waiting = 1, waiting_since = ?, assignee_id = '', assignee_name = ''
-			WHERE account_id = ? AND assignee_id = ? AND mode = 'human'`, millis(now()), accountID, userID)
+		at := now()
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET mode = 'ai', waiting = 1, waiting_since = ?, assignee_id = '', assignee_name = '',
+			`+handOffSet+` WHERE account_id = ? AND assignee_id = ? AND mode = 'human'`,
+			append(append([]any{millis(at)}, handOffArgs(at)...), accountID, userID)...)
 		return err
 	})
 	if err != nil {

@@ -22,13 +22,19 @@ func testTakeOver(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	f := setup(t, s, many)
 	c := f.conversation(t, s, base)
+	before := time.Now()
 	_, err := s.SetWaiting(ctx, c.ID, true)
 	noErr(t, "SetWaiting", err)
+	after := time.Now()
 
 	got, won, err := s.TakeOver(ctx, c.ID, "usr_ana", "Ana")
 	noErr(t, "TakeOver", err)
+	// Handed off when it began to wait (issue 20), not moved by the
+	// takeover.
+	stampedNow(t, "HandedAt", got.HandedAt, before, after)
 	want := c
 	want.Mode, want.Waiting, want.AssigneeID, want.AssigneeName = domain.ModeHuman, false, "usr_ana", "Ana"
+	want.HandedAt = got.HandedAt
 	if !won || got != want {
 		t.Errorf("TakeOver = %+v, %v; want %+v, true", got, won, want)
 	}
