@@ -45,3 +45,12 @@ func (r *Report) CountHour(h int64, n int) {
 		r.Hours[h] += n
 	}
 }
+
+// CountThumbs adds helpful and notHelpful thumbs to day i of days,
+// ignoring an i outside them.
+func CountThumbs(days []DayOutcomes, i int64, helpful, notHelpful int) {
+	if i >= 0 && i < int64(len(days)) {
+		days[i].Helpful += helpful
+		days[i].NotHelpful += notHelpful
+	}
+}

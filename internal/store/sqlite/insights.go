@@ -36,52 +36,36 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 	if len(r.Days) == 0 {
 		return r, nil
 	}
-	cond, args := inPeriod("", accountID, f.From, f.To, f.AgentID)
 	first := millis(r.Days[0].Day)
-	day, hour := store.UTCDay.Milliseconds(), time.Hour.Milliseconds()
-
-	// Offsets from the first day are never negative (created_at >= from
-	// >= first), so integer division floors: the day's index, and the
-	// hour of the UTC day.
-	rows, err := s.query(ctx, `SELECT (created_at - ?) / ?, outcome, count(*), sum(helpful), sum(not_helpful)
-		FROM conversations WHERE `+cond+` GROUP BY 1, 2`, append([]any{first, day}, args...)...)
-	if err != nil {
+	if err := s.reportOutcomes(ctx, &r, accountID, f); err != nil {
 		return store.Report{}, fmt.Errorf("report: %w", err)
+	}
+	cond, args := inPeriod("", accountID, f.From, f.To, f.AgentID)
+
+	// The thumbs, from the conversations that have any (the partial
+	// index's condition, written as it is there).
+	rows, err := s.query(ctx, `SELECT (created_at - ?) / ?, sum(helpful), sum(not_helpful)
+		FROM conversations INDEXED BY conversations_thumbs
+		WHERE `+cond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, append([]any{first, dayMillis}, args...)...)
+	if err != nil {
+		return store.Report{}, fmt.Errorf("report thumbs: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var i int64
-		var o domain.Outcome
-		var n, up, down int
-		if err := sc.Scan(&i, &o, &n, &up, &down); err != nil {
+		var up, down int
+		if err := sc.Scan(&i, &up, &down); err != nil {
 			return err
 		}
-		store.CountOutcome(r.Days, i, o, n, up, down)
+		store.CountThumbs(r.Days, i, up, down)
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report: %w", err)
-	}
-
-	rows, err = s.query(ctx, `SELECT (created_at - ?) % ? / ?, count(*) FROM conversations WHERE `+cond+` GROUP BY 1`,
-		append([]any{first, day, hour}, args...)...)
-	if err != nil {
-		return store.Report{}, fmt.Errorf("report hours: %w", err)
-	}
-	err = eachRow(rows, func(sc scanner) error {
-		var h int64
-		var n int
-		if err := sc.Scan(&h, &n); err != nil {
-			return err
-		}
-		r.CountHour(h, n)
-		return nil
-	})
-	if err != nil {
-		return store.Report{}, fmt.Errorf("report hours: %w", err)
+		return store.Report{}, fmt.Errorf("report thumbs: %w", err)
 	}
 
 	// domain.Conversation.FirstResponse, in SQL: never below zero.
-	rows, err = s.query(ctx, `SELECT max(first_operator_at - handed_at, 0) FROM conversations
+	rows, err = s.query(ctx, `SELECT max(first_operator_at - handed_at, 0)
+		FROM conversations INDEXED BY conversations_first_responses
 		WHERE `+cond+` AND handed_at IS NOT NULL AND first_operator_at IS NOT NULL ORDER BY 1`, args...)
 	if err != nil {
 		return store.Report{}, fmt.Errorf("report first responses: %w", err)
@@ -99,11 +83,12 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 	}
 
 	// The ratings of the period's conversations, wherever they were
-	// given: from the account's ratings (few next to its conversations)
-	// to each one's conversation.
+	// given: from the account's ratings (fewer than its conversations) to
+	// each one's conversation, both read from indexes alone.
 	rcond, rargs := inPeriod("c.", accountID, f.From, f.To, f.AgentID)
-	rows, err = s.query(ctx, `SELECT r.rating, count(*) FROM conversation_ratings r
-		JOIN conversations c ON c.id = r.conversation_id
+	rows, err = s.query(ctx, `SELECT r.rating, count(*)
+		FROM conversation_ratings r INDEXED BY conversation_ratings_report
+		CROSS JOIN conversations c INDEXED BY conversations_period ON c.id = r.conversation_id
 		WHERE r.account_id = ? AND `+rcond+` GROUP BY r.rating`, append([]any{accountID}, rargs...)...)
 	if err != nil {
 		return store.Report{}, fmt.Errorf("report ratings: %w", err)
@@ -120,6 +105,63 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return store.Report{}, fmt.Errorf("report ratings: %w", err)
 	}
 	return r, nil
+}
+
+const dayMillis, hourMillis = int64(store.UTCDay / time.Millisecond), int64(time.Hour / time.Millisecond)
+
+// reportOutcomes counts the period's conversations by outcome into its
+// days and by hour of creation into its hours, from one grouping by the
+// hour since the epoch (UTC hours nest in UTC days). The whole hours of
+// the period are read from conversations_outcomes alone, in its order;
+// the parts of an hour at either end, if the period starts or ends
+// inside one, by their exact times.
+func (s *Store) reportOutcomes(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
+	first := millis(r.Days[0].Day)
+	count := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		return eachRow(rows, func(sc scanner) error {
+			var h int64
+			var o domain.Outcome
+			var n int
+			if err := sc.Scan(&h, &o, &n); err != nil {
+				return err
+			}
+			store.CountOutcome(r.Days, (h*hourMillis-first)/dayMillis, o, n, 0, 0)
+			r.CountHour(h%24, n)
+			return nil
+		})
+	}
+	exact := func(from, to int64) error {
+		if from >= to {
+			return nil
+		}
+		cond, args := inPeriod("", accountID, fromMillis(from), fromMillis(to), f.AgentID)
+		return count(s.query(ctx, `SELECT created_at / ?, outcome, count(*) FROM conversations
+			WHERE `+cond+` GROUP BY 1, 2`, append([]any{hourMillis}, args...)...))
+	}
+	from, to := millis(f.From), millis(f.To)
+	// The whole hours: from the first that starts at or after from to the
+	// last that ends at or before to (none when the period is shorter).
+	lo, hi := (from+hourMillis-1)/hourMillis, to/hourMillis
+	if lo >= hi {
+		return exact(from, to)
+	}
+	q := `SELECT created_at / 3600000, outcome, count(*) FROM conversations INDEXED BY conversations_outcomes
+		WHERE account_id = ? AND created_at / 3600000 >= ? AND created_at / 3600000 < ?`
+	args := []any{accountID, lo, hi}
+	if f.AgentID != "" {
+		q += ` AND agent_id = ?`
+		args = append(args, f.AgentID)
+	}
+	if err := count(s.query(ctx, q+` GROUP BY 1, 2`, args...)); err != nil {
+		return err
+	}
+	if err := exact(from, lo*hourMillis); err != nil {
+		return err
+	}
+	return exact(hi*hourMillis, to)
 }
 
 // eachRow calls fn on every row of rows and closes them.
@@ -194,18 +236,22 @@ func (s *Store) ResolveQuestions(ctx context.Context, accountID string, ids []in
 func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.OperatorAnswer, error) {
 	cond, args := inPeriod("c.", accountID, f.From, f.To, f.AgentID)
 	// Only conversations an operator wrote in (first_operator_at) have
-	// answers: the others' transcripts are never read. Among the visitor's
-	// and the operators' messages (the AI's left out), an operator message
-	// whose previous one is the visitor's is a first reply to it.
-	q := `WITH said AS (
-			SELECT c.agent_id, m.conversation_id, m.seq, m.role, m.text, m.operator_name, m.created_at,
-				lag(m.role) OVER turn AS prev_role, lag(m.text) OVER turn AS prev_text
-			FROM conversations c JOIN messages m ON m.conversation_id = c.id
-			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL AND m.role <> 'ai'
-			WINDOW turn AS (PARTITION BY m.conversation_id ORDER BY m.seq))
-		SELECT agent_id, conversation_id, prev_text, text, operator_name, created_at FROM said
-		WHERE role = 'operator' AND prev_role = 'visitor'
-		ORDER BY created_at DESC, seq DESC LIMIT ` + limitArg
+	// answers, and of their messages only the operators' are read in
+	// full (messages_operator): an operator message is a first reply when
+	// the message before it, the AI's left out, is the visitor's. The
+	// newest are found from the indexes alone (seq, time), and only they
+	// are read with their texts.
+	q := `WITH replies AS (
+			SELECT c.agent_id, o.conversation_id, o.seq, o.created_at,
+				(SELECT p.seq FROM messages p WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
+					ORDER BY p.seq DESC LIMIT 1) AS asked
+			FROM conversations c INDEXED BY conversations_first_responses
+			JOIN messages o INDEXED BY messages_operator ON o.conversation_id = c.id AND o.role = 'operator'
+			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL)
+		SELECT r.agent_id, r.conversation_id, v.text, o.text, o.operator_name, r.created_at
+		FROM replies r JOIN messages v ON v.seq = r.asked JOIN messages o ON o.seq = r.seq
+		WHERE v.role = 'visitor'
+		ORDER BY r.created_at DESC, r.seq DESC LIMIT ` + limitArg
 	out, err := queryAll(ctx, s, scanOperatorAnswer, q, append(args, store.ClampQuestions(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("operator answers: %w", err)
