@@ -26,3 +26,13 @@ func BenchmarkGroupAll5000SharedWord(b *testing.B) {
 		GroupAll(items)
 	}
 }
+
+// BenchmarkGroupAll5000Long groups 5,000 long messages: three questions of
+// the workload each, of any language, the language left to the text.
+func BenchmarkGroupAll5000Long(b *testing.B) {
+	items := longWorkload(b, 5000)
+	b.ResetTimer()
+	for b.Loop() {
+		GroupAll(items)
+	}
+}

@@ -52,7 +52,7 @@ func visit(v *vocabulary, qs []question, sets *disjointSets, seen []int32, i int
 			continue
 		}
 		compared++
-		if similarity(v, &qs[i], &qs[j]) >= threshold {
+		if same(v, &qs[i], &qs[j]) {
 			sets.union(i, int(j))
 		}
 	}
@@ -75,13 +75,7 @@ func lookupTerms(q *question, df []int32, dst []qterm) []qterm {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	least := q.weight // the smallest weight q can count with
-	for _, t := range q.terms {
-		if t.plain {
-			least = q.weight - (1 - lightWeight)
-			break
-		}
-	}
+	least := q.least()
 	rest := q.weight
 	for n, t := range dst {
 		if rest < threshold*least-1e-9 {

@@ -48,15 +48,16 @@ func textLang(text, lang string) string {
 // against common English words.
 func latinLang(text string) string {
 	ro, en := 0, 0
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && r != '\''
 	}) {
+		f := retrieval.Fold(w)
 		switch {
-		case strings.ContainsAny(w, "ăâîșşțţ"):
+		case strings.ContainsAny(w, "ăâîșşțţĂÂÎȘŞȚŢ"):
 			ro += 2
-		case romanianWords[retrieval.Fold(w)] || romanianEnding(retrieval.Fold(w)):
+		case romanianWords[f] || romanianEnding(f):
 			ro++
-		case englishWords[w]:
+		case englishWords[f]:
 			en++
 		}
 	}

@@ -98,3 +98,15 @@ func (q *question) signature() string {
 	}
 	return string(b)
 }
+
+// least is the smallest weight q can count with in a comparison: its
+// weight, less one plain word's allowance when it has a plain word (see
+// similarity).
+func (q *question) least() float64 {
+	for _, t := range q.terms {
+		if t.plain {
+			return q.weight - (1 - lightWeight)
+		}
+	}
+	return q.weight
+}

@@ -35,7 +35,7 @@ func Same(a, b Item) bool {
 	v := newVocabulary()
 	qa, qb := analyse(v, a), analyse(v, b)
 	v.link()
-	return similarity(v, &qa, &qb) >= threshold
+	return same(v, &qa, &qb)
 }
 
 // GroupAll groups items: two items are in one group when they are the

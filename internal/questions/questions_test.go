@@ -1,6 +1,7 @@
 package questions
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -141,37 +142,46 @@ func TestGroupAllIsSameClosure(t *testing.T) {
 			for i, s := range list {
 				items[i] = Item{s, given}
 			}
-			// Every pair, measured as Same measures it; one vocabulary for
-			// all (a term's matches do not depend on the other terms
-			// known, which TestSameSharedVocabulary checks).
-			v := newVocabulary()
-			qs := make([]question, len(items))
-			for i, it := range items {
-				qs[i] = analyse(v, it)
+			checkClosure(t, fmt.Sprintf("%s (given %q)", lang, given), items)
+		}
+	}
+	// Long messages of several questions in any language, where the
+	// comparison gives up early on most pairs.
+	checkClosure(t, "long", longWorkload(t, 400))
+}
+
+// checkClosure fails unless GroupAll(items) are the connected sets of the
+// exact similarity reaching the threshold over every pair. One vocabulary
+// serves all pairs: a term's matches do not depend on the other terms
+// known (TestSameSharedVocabulary).
+func checkClosure(t *testing.T, name string, items []Item) {
+	t.Helper()
+	v := newVocabulary()
+	qs := make([]question, len(items))
+	for i, it := range items {
+		qs[i] = analyse(v, it)
+	}
+	v.link()
+	sets := newDisjointSets(len(items))
+	for i := range items {
+		for j := range i {
+			if similarity(v, &qs[i], &qs[j]) >= threshold {
+				sets.union(i, j)
 			}
-			v.link()
-			sets := newDisjointSets(len(items))
-			for i := range items {
-				for j := range i {
-					if similarity(v, &qs[i], &qs[j]) >= threshold {
-						sets.union(i, j)
-					}
-				}
-			}
-			want := make(map[int][]int)
-			for i := range items {
-				want[sets.find(i)] = append(want[sets.find(i)], i)
-			}
-			groups := GroupAll(items)
-			if len(groups) != len(want) {
-				t.Errorf("%s (given %q): %d groups, all pairs give %d", lang, given, len(groups), len(want))
-				continue
-			}
-			for _, g := range groups {
-				if !slices.Equal(g.Members, want[sets.find(g.Members[0])]) {
-					t.Errorf("%s (given %q): group %v, all pairs give %v", lang, given, g.Members, want[sets.find(g.Members[0])])
-				}
-			}
+		}
+	}
+	want := make(map[int][]int)
+	for i := range items {
+		want[sets.find(i)] = append(want[sets.find(i)], i)
+	}
+	groups := GroupAll(items)
+	if len(groups) != len(want) {
+		t.Errorf("%s: %d groups, all pairs give %d", name, len(groups), len(want))
+		return
+	}
+	for _, g := range groups {
+		if w := want[sets.find(g.Members[0])]; !slices.Equal(g.Members, w) {
+			t.Errorf("%s: group %v, all pairs give %v", name, g.Members, w)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package questions
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // How much a term counts when the other question has not the same stem but
 // a synonym of it ("shipping" for "delivery") or a relative ("deliver" for
@@ -38,11 +41,39 @@ const threshold = 0.76
 // Questions in different languages are never similar: a knowledge entry
 // is written in one.
 func similarity(v *vocabulary, a, b *question) float64 {
+	sim, _ := compare(v, a, b, false)
+	return sim
+}
+
+// same reports whether similarity reaches the threshold. It gives up on a
+// pair as soon as one question has missed too much to reach it, which
+// keeps long messages, mostly different, cheap to compare.
+func same(v *vocabulary, a, b *question) bool {
+	_, ok := compare(v, a, b, true)
+	return ok
+}
+
+// compare is the similarity of a and b and whether it reaches the
+// threshold. With giveUp it stops, returning false, once the weight one
+// question misses shows it cannot: the similarity is at most a question's
+// matched weight over the least weight it can count with (its weight less
+// one plain word's allowance, see question.least).
+func compare(v *vocabulary, a, b *question, giveUp bool) (float64, bool) {
 	if a.lang != b.lang || a.weight == 0 || b.weight == 0 {
-		return 0
+		return 0, false
 	}
-	ca, missA, ua := covered(v, a, b)
-	cb, missB, ub := covered(v, b, a)
+	maxA, maxB := math.Inf(1), math.Inf(1)
+	if giveUp {
+		maxA, maxB = a.weight-threshold*a.least()+1e-9, b.weight-threshold*b.least()+1e-9
+	}
+	ca, missA, ua, ok := covered(v, a, b, maxA)
+	if !ok {
+		return 0, false
+	}
+	cb, missB, ub, ok := covered(v, b, a, maxB)
+	if !ok {
+		return 0, false
+	}
 	wa, wb := a.weight, b.weight
 	switch {
 	case missA == 0 && ub != nil && matchers(v, a, b) >= 2:
@@ -50,17 +81,17 @@ func similarity(v *vocabulary, a, b *question) float64 {
 	case missB == 0 && ua != nil && matchers(v, b, a) >= 2:
 		wa -= ua.weight - lightWeight
 	}
-	return min(ca/wa, cb/wb)
+	sim := min(ca/wa, cb/wb)
+	return sim, sim >= threshold
 }
 
 // covered is the weight of a's terms that b matches, each by its best
 // match in b, how many of a's terms b does not match at all, and a's one
 // unmatched plain word (see similarity) when that is the only one; else
-// nil.
-func covered(v *vocabulary, a, b *question) (float64, int, *qterm) {
-	sum := 0.0
-	var unmatched *qterm
-	misses := 0
+// nil. It stops, with ok false, once the weight b misses of a's terms
+// (what a match leaves of a term's weight) passes maxMiss.
+func covered(v *vocabulary, a, b *question, maxMiss float64) (sum float64, misses int, unmatched *qterm, ok bool) {
+	missed := 0.0
 	for i := range a.terms {
 		t := &a.terms[i]
 		best := 0.0
@@ -71,6 +102,9 @@ func covered(v *vocabulary, a, b *question) (float64, int, *qterm) {
 			}
 		}
 		sum += t.weight * best
+		if missed += t.weight * (1 - best); missed > maxMiss {
+			return 0, 0, nil, false
+		}
 		if best == 0 {
 			misses++
 			unmatched = t
@@ -79,7 +113,7 @@ func covered(v *vocabulary, a, b *question) (float64, int, *qterm) {
 	if misses != 1 || !unmatched.plain {
 		unmatched = nil
 	}
-	return sum, misses, unmatched
+	return sum, misses, unmatched, true
 }
 
 // matchers counts the distinct terms of b that match a's terms best.

@@ -59,3 +59,14 @@ func workload(t testing.TB, n int, seed uint64) []Item {
 	}
 	return items
 }
+
+// longWorkload is n messages of three workload questions each (of three
+// draws, so of any languages), with no language given.
+func longWorkload(t testing.TB, n int) []Item {
+	a, b, c := workload(t, n, 1), workload(t, n, 2), workload(t, n, 3)
+	items := make([]Item, n)
+	for i := range items {
+		items[i] = Item{Text: a[i].Text + " " + b[i].Text + " " + c[i].Text}
+	}
+	return items
+}
