@@ -59,11 +59,11 @@ func TestInsightsAnswerThis(t *testing.T) {
 	agentID := agents[0].ID // the English agent
 
 	// Three visitors ask what the knowledge lacks, each in their words.
-	sunday := []string{"Do you deliver on Sundays?", "Can my order be delivered on a Sunday?", "is sunday delivery possible"}
+	giftCards := []string{"Do you have gift cards?", "hello, do you have any GIFT CARDS??", "Gift cards?"}
 	var dontKnow string
-	for _, q := range sunday {
+	for _, q := range giftCards {
 		r := s.visitor("en").ask(q)
-		if strings.Contains(r.Response, "Sunday") || r.Response == "" {
+		if strings.Contains(r.Response, "Shipping") || strings.Contains(r.Response, "open from") || strings.Contains(r.Response, "gift") || r.Response == "" {
 			t.Fatalf("the agent answered %q before it knew: %q", q, r.Response)
 		}
 		dontKnow = r.Response
@@ -78,6 +78,16 @@ func TestInsightsAnswerThis(t *testing.T) {
 	}
 	s.visitor("en").say("Talk to a human")
 	s.visitor("en")
+	// Operators answer one question in two conversations: a suggested
+	// entry.
+	invoice := "Yes, for companies: write to billing@northwind.example."
+	for _, q := range []string{"Can I pay by invoice?", "can i pay by invoice please"} {
+		v := s.visitor("en")
+		v.say("Talk to a human")
+		s.operatorSays(v.conv, "Oleg", "Hello, Oleg here.")
+		v.say(q)
+		s.operatorSays(v.conv, "Oleg", invoice)
+	}
 
 	p := newPage(t, 120*time.Second)
 	p.do(chromedp.EmulateViewport(1280, 900))
@@ -85,7 +95,7 @@ func TestInsightsAnswerThis(t *testing.T) {
 	p.navigate(s.srv.URL + "/insights")
 	settle(p, "the insights page", `!!document.querySelector('table.gaps tbody tr')`)
 	facts := eval[string](p, `document.querySelector('dl.facts').innerText`)
-	for _, want := range []string{"Conversations\n6", "20.0%", "1 of 5", "Handed to a person\n20.0%", "Unanswered\n60.0%", "1 helpful, 0 not helpful"} {
+	for _, want := range []string{"Conversations\n8", "14.3% (1 of 7", "Handed to a person\n42.9% (3 of 7", "Unanswered\n42.9% (3 of 7", "1 helpful, 0 not helpful"} {
 		if !strings.Contains(facts, want) {
 			t.Errorf("the figures lack %q:\n%s", want, facts)
 		}
@@ -94,8 +104,14 @@ func TestInsightsAnswerThis(t *testing.T) {
 		t.Errorf("%d bars in the charts, want the day's four outcomes and the hours", n)
 	}
 	row := eval[string](p, `document.querySelector('table.gaps tbody tr').innerText`)
-	if !strings.Contains(row, "3") || !strings.Contains(strings.ToLower(row), "sunday") {
-		t.Fatalf("the first gap is not the Sunday question asked three times: %q", row)
+	if !strings.Contains(row, "3") || !strings.Contains(strings.ToLower(row), "gift card") {
+		t.Fatalf("the first gap is not the gift card question asked three times: %q", row)
+	}
+	if sg := eval[string](p, `document.querySelector('section.suggestion').innerText`); !strings.Contains(sg, "pay by invoice") || !strings.Contains(sg, "2 conversations") {
+		t.Errorf("the suggested entry: %q", sg)
+	}
+	if a := eval[string](p, `document.querySelector('section.suggestion textarea').value`); a != invoice {
+		t.Errorf("the suggestion's answer is %q, want the operators' reply", a)
 	}
 	shotDesk(t, p, "insights-en")
 
@@ -104,13 +120,13 @@ func TestInsightsAnswerThis(t *testing.T) {
 	p.keys(kb.Enter)
 	settle(p, "the Answer this page", `location.pathname.startsWith('/insights/gaps/') && !!document.querySelector('#gap-a')`)
 	examples := eval[string](p, `document.querySelector('main').innerText`)
-	for _, q := range sunday {
+	for _, q := range giftCards {
 		if !strings.Contains(examples, q) {
 			t.Errorf("the gap's page lacks the way %q was asked", q)
 		}
 	}
 	shotDesk(t, p, "insights-answer-en")
-	answer := "Yes: on Sundays we deliver from 10 to 16."
+	answer := "Yes: gift cards of 25, 50 and 100 euros, in the shop and online."
 	p.do(chromedp.Focus(chromedp.JSPath(`document.querySelector('#gap-a')`)))
 	before := s.builds.count(agentID)
 	p.keys(answer)
@@ -139,8 +155,16 @@ func TestInsightsAnswerThis(t *testing.T) {
 	for s.builds.count(agentID) == before && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if r := s.visitor("en").ask("Do you deliver on Sundays?"); r.Response != answer {
+	if r := s.visitor("en").ask("Do you have gift cards?"); r.Response != answer {
 		t.Fatalf("the next visitor was told %q (before: %q), want the owner's answer", r.Response, dontKnow)
+	}
+
+	// The suggestion, accepted as it is, leaves the list.
+	p.click(`document.querySelector('section.suggestion button[type=submit]')`)
+	settle(p, "the insights page after accepting", `location.pathname == '/insights' && !!document.querySelector('.flash') && !document.querySelector('section.suggestion')`)
+	kbEntries, err := s.store.Knowledge(ctx, agentID)
+	if err != nil || len(kbEntries) != 4 || kbEntries[3].Answer != invoice {
+		t.Fatalf("knowledge after accepting: %+v %v", kbEntries, err)
 	}
 
 	// The page in Romanian and Russian.
