@@ -17,13 +17,13 @@ import (
 // session that wrote these also wrote its questions). One group a line.
 var extraSynonymGroups = map[string]string{
 	"en": `
-		change update modify edit switch
+		change update modify edit switch reschedule postpone
 		size dimension dimensions big bigger large larger measurement length width height
 		lock locked block blocked
 		chart guide
 		nonprofit nonprofits charity charities ngo
 		pause freeze suspend hold
-		subscription membership
+		subscription membership pass
 		kid kids child children
 		food meal menu
 		year yearly annual annually
@@ -37,7 +37,35 @@ var extraSynonymGroups = map[string]string{
 		limit maximum max
 		device devices computer computers laptop pc
 		email inbox
-		people person persons guest guests`,
+		people person persons guest guests
+		pet pets dog dogs cat cats animal animals
+		wifi internet wireless
+		stroller strollers pram prams buggy pushchair
+		rent rental hire
+		test tests exam exams analysis analyses
+		certificate certificates diploma
+		doctor doctors physician medic
+		home house
+		door entrance entry
+		trial try demo
+		colour colours color colors
+		book booking reserve reservation
+		baby babies infant infants toddler
+		accessible accessibility disabled disability wheelchair
+		teacher instructor tutor trainer coach
+		problem issue trouble
+		fix correct
+		photo photos picture pictures image images
+		app application
+		mobile smartphone iphone android
+		invite add
+		colleague colleagues coworker teammate
+		custom personalised personalized bespoke
+		emergency urgent
+		view views look looking overlook
+		vat tax taxes
+		gym fitness
+		date day`,
 	"ro": `
 		schimba modifica actualiza actualizare edita
 		marime marimi dimensiune dimensiuni mare lungime latime
@@ -56,7 +84,34 @@ var extraSynonymGroups = map[string]string{
 		limita maxim maxima
 		dispozitiv dispozitive calculator calculatoare laptop
 		persoane persoana oaspeti
-		special preferential`,
+		special preferential
+		animal animale caine caini pisica companie
+		wifi internet
+		carucior carucioare
+		inchiria inchiriere
+		test teste analize analiza examen
+		certificat diploma
+		medic doctor
+		acasa domiciliu
+		intrare usa
+		proba incerca demo
+		culoare culori
+		rezervare rezerva
+		bebelus bebelusi
+		accesibil accesibilitate dizabilitati rotile
+		profesor instructor antrenor
+		problema
+		corecta repara
+		poza poze fotografie fotografii imagine
+		aplicatie aplicatia
+		mobil telefon smartphone
+		invita adauga
+		coleg colegi
+		personalizat personalizata
+		urgenta urgente urgent
+		priveliste vedere
+		tva taxa
+		sala fitness`,
 	"ru": `
 		изменить поменять обновить сменить
 		размер размеры длина ширина
@@ -76,7 +131,35 @@ var extraSynonymGroups = map[string]string{
 		копия скачать
 		ограничение максимальный лимит
 		устройство устройства компьютер компьютеры ноутбук
-		человек люди гость гостей гости`,
+		человек люди гость гостей гости
+		животное животные собака собакой кошка питомец питомцем
+		wifi интернет вайфай
+		коляска коляской
+		аренда арендовать напрокат прокат
+		анализ анализы тест экзамен
+		сертификат диплом
+		врач доктор
+		дом домой
+		вход входа
+		пробный попробовать демо
+		цвет цвета
+		бронь бронирование забронировать
+		младенец малыш
+		доступ доступный инвалид инвалидной
+		преподаватель инструктор тренер
+		проблема
+		исправить поправить
+		фото фотография фотографировать снимок
+		приложение
+		мобильный смартфон телефона
+		пригласить добавить
+		коллега коллеги
+		индивидуальный
+		срочно срочный экстренный
+		вид окна
+		ндс налог
+		зал спортзал фитнес
+		дата день`,
 }
 
 // lightWords are words that say little of what is asked: a question that
@@ -85,11 +168,19 @@ var extraSynonymGroups = map[string]string{
 var lightWords = map[string]string{
 	"en": `order orders item items product products thing things bring go come
 		take put find say says happen let see look another other one today there
-		use available possible`,
+		use available possible
+		allow allowed permit permitted include included offer provide give accept
+		exist option able way kind type enter see without tonight`,
 	"ro": `comanda comanzi produs produse produsul lucru pune gasi gasesc spune
-		alt alta alte unul azi acolo folosi disponibil posibil exista`,
+		alt alta alte unul azi acolo folosi disponibil posibil exista
+		permis permise permite include inclus oferi ofera oferiti accepta acceptati
+		optiune varianta fel tip veni vin vine venim merge merg mergem intra intru
+		aduce aducem aduc lua iau`,
 	"ru": `заказ заказа товар товары вещь продукт взять найти сказать пишет
-		другой другого один сегодня туда доступен`,
+		другой другого один сегодня туда доступен
+		разрешено разрешается допускается пускают включен включена входит
+		предлагаете даете принимаете бывает имеется вариант способ прийти
+		приходить пойти попасть принести поставить положить`,
 }
 
 const lightWeight = 0.1
