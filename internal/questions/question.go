@@ -59,7 +59,7 @@ func (v *vocabulary) question(lang string, terms []retrieval.Term) question {
 			w = lightWeight
 		}
 		search, extra := synonymsOf(t.Stem, t.Lang)
-		plain := w == 1 && len(search) == 0 && len(extra) == 0
+		plain := w == 1 && len(search) == 0 && len(extra) == 0 && !retrieval.InSynonymGroup(t.Stem, t.Lang)
 		q.terms = append(q.terms, qterm{id: id, weight: w, plain: plain})
 		q.weight += w
 	}

@@ -87,11 +87,13 @@ func compare(v *vocabulary, a, b *question, giveUp bool) (float64, bool) {
 
 // covered is the weight of a's terms that b matches, each by its best
 // match in b, how many of a's terms b does not match at all, and a's one
-// unmatched plain word (see similarity) when that is the only one; else
-// nil. It stops, with ok false, once the weight b misses of a's terms
+// unmatched plain word (see similarity) when that is the only one besides
+// light words; else nil. Light words left over do not stop the allowance:
+// "are strollers *allowed* in the museum" against "can I bring a stroller
+// to the museum" still has one elaboration, not two. It stops, with ok false, once the weight b misses of a's terms
 // (what a match leaves of a term's weight) passes maxMiss.
 func covered(v *vocabulary, a, b *question, maxMiss float64) (sum float64, misses int, unmatched *qterm, ok bool) {
-	missed := 0.0
+	missed, heavy := 0.0, 0
 	for i := range a.terms {
 		t := &a.terms[i]
 		best := 0.0
@@ -107,19 +109,28 @@ func covered(v *vocabulary, a, b *question, maxMiss float64) (sum float64, misse
 		}
 		if best == 0 {
 			misses++
-			unmatched = t
+			if t.weight > lightWeight {
+				heavy++
+				unmatched = t
+			}
 		}
 	}
-	if misses != 1 || !unmatched.plain {
+	if heavy != 1 || !unmatched.plain {
 		unmatched = nil
 	}
 	return sum, misses, unmatched, true
 }
 
-// matchers counts the distinct terms of b that match a's terms best.
+// matchers counts the distinct terms of b that match a's terms best, for
+// a's terms weightier than light words: "can I *come* without an
+// appointment" is one word of substance, and "can I come with a friend
+// to my appointment" adds a second, not an elaboration.
 func matchers(v *vocabulary, a, b *question) int {
 	var used []int32
 	for _, t := range a.terms {
+		if t.weight <= lightWeight {
+			continue
+		}
 		best, by := 0.0, int32(-1)
 		for _, u := range b.terms {
 			if m := v.match(t.id, u.id); m > best {

@@ -104,7 +104,7 @@ var extraSynonymGroups = map[string]string{
 		corecta repara
 		poza poze fotografie fotografii imagine
 		aplicatie aplicatia
-		mobil telefon smartphone
+		mobil smartphone
 		invita adauga
 		coleg colegi
 		personalizat personalizata
@@ -151,7 +151,7 @@ var extraSynonymGroups = map[string]string{
 		исправить поправить
 		фото фотография фотографировать снимок
 		приложение
-		мобильный смартфон телефона
+		мобильный смартфон
 		пригласить добавить
 		коллега коллеги
 		индивидуальный
@@ -170,17 +170,19 @@ var lightWords = map[string]string{
 		take put find say says happen let see look another other one today there
 		use available possible
 		allow allowed permit permitted include included offer provide give accept
-		exist option able way kind type enter see without tonight`,
+		exist option able way kind type enter see without tonight
+		bottle bottles glass cup cups piece pieces pair pairs pack packet`,
 	"ro": `comanda comanzi produs produse produsul lucru pune gasi gasesc spune
 		alt alta alte unul azi acolo folosi disponibil posibil exista
 		permis permise permite include inclus oferi ofera oferiti accepta acceptati
 		optiune varianta fel tip veni vin vine venim merge merg mergem intra intru
-		aduce aducem aduc lua iau`,
+		aduce aducem aduc lua iau sticla sticle pahar ceasca bucata bucati pereche`,
 	"ru": `заказ заказа товар товары вещь продукт взять найти сказать пишет
 		другой другого один сегодня туда доступен
 		разрешено разрешается допускается пускают включен включена входит
 		предлагаете даете принимаете бывает имеется вариант способ прийти
-		приходить пойти попасть принести поставить положить`,
+		приходить пойти попасть принести поставить положить будет
+		бутылка бутылку бокал стакан чашка штука штуки пара`,
 }
 
 const lightWeight = 0.1
