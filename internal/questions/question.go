@@ -58,7 +58,7 @@ func (v *vocabulary) question(lang string, terms []retrieval.Term) question {
 		case light[t.Lang][t.Stem]:
 			w = lightWeight
 		}
-		search, extra := synonymsOf(t.Stem, t.Lang)
+		search, extra := synonymsOf(t.Stem, t.Lang, q.lang)
 		plain := w == 1 && len(search) == 0 && len(extra) == 0 && !retrieval.InSynonymGroup(t.Stem, t.Lang)
 		q.terms = append(q.terms, qterm{id: id, weight: w, plain: plain})
 		q.weight += w

@@ -65,7 +65,9 @@ var extraSynonymGroups = map[string]string{
 		view views look looking overlook
 		vat tax taxes
 		gym fitness
-		date day`,
+		date day
+		bike bikes bicycle bicycles
+		compatible suitable`,
 	"ro": `
 		schimba modifica actualiza actualizare edita
 		marime marimi dimensiune dimensiuni mare lungime latime
@@ -111,7 +113,9 @@ var extraSynonymGroups = map[string]string{
 		urgenta urgente urgent
 		priveliste vedere
 		tva taxa
-		sala fitness`,
+		sala fitness
+		bicicleta biciclete
+		compatibil compatibila potrivit`,
 	"ru": `
 		изменить поменять обновить сменить
 		размер размеры длина ширина
@@ -159,7 +163,9 @@ var extraSynonymGroups = map[string]string{
 		вид окна
 		ндс налог
 		зал спортзал фитнес
-		дата день`,
+		дата день
+		велосипед велосипеды велик
+		совместим совместимый подходит подойдет`,
 }
 
 // lightWords are words that say little of what is asked: a question that
@@ -181,7 +187,8 @@ var lightWords = map[string]string{
 		другой другого один сегодня туда доступен
 		разрешено разрешается допускается пускают включен включена входит
 		предлагаете даете принимаете бывает имеется вариант способ прийти
-		приходить пойти попасть принести поставить положить будет
+		приходить пойти попасть принести поставить положить будет приехать приезжать заехать
+		других других каких каком какого
 		бутылка бутылку бокал стакан чашка штука штуки пара`,
 }
 
@@ -230,8 +237,16 @@ var light = func() map[string]map[string]bool {
 	return out
 }()
 
-// synonymsOf is the stems a stem matches as a synonym: the search's and
-// the extra groups'.
-func synonymsOf(stem, lang string) (search, extra []string) {
-	return retrieval.Synonyms(stem, lang), extraSynonyms[lang][stem]
+// synonymsOf is the stems a stem of stemmer language lang matches as a
+// synonym in a question of language qlang: the search's and the extra
+// groups'. A Latin word in a Russian question ("wifi", "email") is an
+// English term, yet the Russian groups list it beside its Russian
+// synonyms ("wifi интернет"), so both languages' groups count.
+func synonymsOf(stem, lang, qlang string) (search, extra []string) {
+	search, extra = retrieval.Synonyms(stem, lang), extraSynonyms[lang][stem]
+	if qlang != lang {
+		search = slices.Concat(search, retrieval.Synonyms(stem, qlang))
+		extra = slices.Concat(extra, extraSynonyms[qlang][stem])
+	}
+	return search, extra
 }
