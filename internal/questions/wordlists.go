@@ -67,7 +67,11 @@ var extraSynonymGroups = map[string]string{
 		gym fitness
 		date day
 		bike bikes bicycle bicycles
-		compatible suitable`,
+		compatible suitable
+		pay accept
+		stock available availability
+		address location located
+		open work working`,
 	"ro": `
 		schimba modifica actualiza actualizare edita
 		marime marimi dimensiune dimensiuni mare lungime latime
@@ -115,7 +119,11 @@ var extraSynonymGroups = map[string]string{
 		tva taxa
 		sala fitness
 		bicicleta biciclete
-		compatibil compatibila potrivit`,
+		compatibil compatibila potrivit
+		plati plata accepta acceptati
+		stoc disponibil
+		adresa locatie
+		deschis deschisi lucrati lucreaza`,
 	"ru": `
 		изменить поменять обновить сменить
 		размер размеры длина ширина
@@ -165,7 +173,11 @@ var extraSynonymGroups = map[string]string{
 		зал спортзал фитнес
 		дата день
 		велосипед велосипеды велик
-		совместим совместимый подходит подойдет`,
+		совместим совместимый подходит подойдет
+		оплата оплатить платить принимаете
+		наличие наличии доступен
+		адрес расположение находитесь
+		открыты работаете работает`,
 }
 
 // lightWords are words that say little of what is asked: a question that
