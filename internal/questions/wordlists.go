@@ -68,10 +68,8 @@ var extraSynonymGroups = map[string]string{
 		date day
 		bike bikes bicycle bicycles
 		compatible suitable
-		pay accept
 		stock available availability
-		address location located
-		open work working`,
+		address location located`,
 	"ro": `
 		schimba modifica actualiza actualizare edita
 		marime marimi dimensiune dimensiuni mare lungime latime
@@ -120,7 +118,6 @@ var extraSynonymGroups = map[string]string{
 		sala fitness
 		bicicleta biciclete
 		compatibil compatibila potrivit
-		plati plata accepta acceptati
 		stoc disponibil
 		adresa locatie
 		deschis deschisi lucrati lucreaza`,
@@ -174,10 +171,9 @@ var extraSynonymGroups = map[string]string{
 		дата день
 		велосипед велосипеды велик
 		совместим совместимый подходит подойдет
-		оплата оплатить платить принимаете
 		наличие наличии доступен
 		адрес расположение находитесь
-		открыты работаете работает`,
+		открыты открыто`,
 }
 
 // lightWords are words that say little of what is asked: a question that
