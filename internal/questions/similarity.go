@@ -87,13 +87,11 @@ func compare(v *vocabulary, a, b *question, giveUp bool) (float64, bool) {
 
 // covered is the weight of a's terms that b matches, each by its best
 // match in b, how many of a's terms b does not match at all, and a's one
-// unmatched plain word (see similarity) when that is the only one besides
-// light words; else nil. Light words left over do not stop the allowance:
-// "are strollers *allowed* in the museum" against "can I bring a stroller
-// to the museum" still has one elaboration, not two. It stops, with ok false, once the weight b misses of a's terms
+// unmatched plain word (see similarity) when that is the only one; else
+// nil. It stops, with ok false, once the weight b misses of a's terms
 // (what a match leaves of a term's weight) passes maxMiss.
 func covered(v *vocabulary, a, b *question, maxMiss float64) (sum float64, misses int, unmatched *qterm, ok bool) {
-	missed, heavy := 0.0, 0
+	missed := 0.0
 	for i := range a.terms {
 		t := &a.terms[i]
 		best := 0.0
@@ -109,13 +107,10 @@ func covered(v *vocabulary, a, b *question, maxMiss float64) (sum float64, misse
 		}
 		if best == 0 {
 			misses++
-			if t.weight > lightWeight {
-				heavy++
-				unmatched = t
-			}
+			unmatched = t
 		}
 	}
-	if heavy != 1 || !unmatched.plain {
+	if misses != 1 || !unmatched.plain {
 		unmatched = nil
 	}
 	return sum, misses, unmatched, true
