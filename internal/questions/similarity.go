@@ -29,7 +29,8 @@ const threshold = 0.76
 // average of both sides would call it the same.
 //
 // One allowance: when every term of one question is matched (by itself, a
-// synonym, a relative or a typo) by at least two words of the other, a single
+// synonym, a relative or a typo) by at least two words of the other (words
+// of substance, not light ones: see matchers), a single
 // word of the other that no synonym group knows (an elaboration: "a
 // *bottle* of wine", "is the *building* accessible") counts as a light
 // word. With one word left the elaboration would be half the question:
