@@ -143,15 +143,21 @@ func groupScore(pairs []labelledPair, lang string) score {
 // at the level first measured on the held-out set, for Same and for
 // GroupAll: a regression floor, not a goal. Raise it when the grouping
 // improves; never lower it to pass, and never tune on the held-out set.
+//
+// Raised by lane C2 (second tuning set, more visitor vocabulary) to what it
+// measured; see docs/agent.md for how often the held-out totals were read.
 var heldOutFloor = map[string]struct{ precision, recall float64 }{
-	"en": {0.81, 0.14},
-	"ro": {0.70, 0.11},
+	"en": {0.84, 0.17},
+	"ro": {0.75, 0.14},
 	"ru": {0.85, 0.09},
 }
 
 // On the tuning set the threshold was chosen to call no hard negative the
 // same; tuningRecallFloor keeps the recall it had then.
-var tuningRecallFloor = map[string]float64{"en": 0.24, "ro": 0.17, "ru": 0.15}
+var tuningRecallFloor = map[string]map[string]float64{
+	"tuning.txt":  {"en": 0.31, "ro": 0.22, "ru": 0.15},
+	"tuning2.txt": {"en": 0.30, "ro": 0.29, "ru": 0},
+}
 
 func TestGroupingHeldOut(t *testing.T) {
 	t.Parallel()
@@ -180,7 +186,16 @@ func TestGroupingHeldOut(t *testing.T) {
 // QUESTIONS_MISSES=1 it also lists its misses, to tune on.
 func TestGroupingTuning(t *testing.T) {
 	t.Parallel()
-	sets := loadPairs(t, "tuning.txt")
+	for _, name := range []string{"tuning.txt", "tuning2.txt"} {
+		t.Run(strings.TrimSuffix(name, ".txt"), func(t *testing.T) {
+			t.Parallel()
+			testTuningSet(t, name)
+		})
+	}
+}
+
+func testTuningSet(t *testing.T, name string) {
+	sets := loadPairs(t, name)
 	verbose := os.Getenv("QUESTIONS_MISSES") != ""
 	for _, lang := range []string{"en", "ro", "ru"} {
 		pairs := sets[lang]
@@ -191,8 +206,55 @@ func TestGroupingTuning(t *testing.T) {
 		})
 		t.Logf("%s Same:              %v", lang, same)
 		t.Logf("%s GroupAll (pooled): %v", lang, groupScore(pairs, lang))
-		if same.precision() < 0.95 || same.recall() < tuningRecallFloor[lang] {
-			t.Errorf("%s: precision %.3f, recall %.3f on the set tuned on; floors 0.95 and %.2f", lang, same.precision(), same.recall(), tuningRecallFloor[lang])
+		if same.precision() < 0.95 || same.recall() < tuningRecallFloor[name][lang] {
+			t.Errorf("%s %s: precision %.3f, recall %.3f on the set tuned on; floors 0.95 and %.2f", name, lang, same.precision(), same.recall(), tuningRecallFloor[name][lang])
+		}
+	}
+}
+
+// TestGroupingValidation reports testdata/validation.txt: pairs written
+// after the rules of lane C2 were chosen, in domains the tuning sets hardly
+// touch, to see how far the rules carry to questions they were not chosen
+// on (docs/agent.md has the numbers). Not for tuning; its floors are the
+// numbers first read.
+func TestGroupingValidation(t *testing.T) {
+	t.Parallel()
+	sets := loadPairs(t, "validation.txt")
+	for _, lang := range []string{"en", "ro", "ru"} {
+		same := pairScore(sets[lang], lang, nil)
+		t.Logf("%s Same:              %v", lang, same)
+		t.Logf("%s GroupAll (pooled): %v", lang, groupScore(sets[lang], lang))
+		if same.falsePos > 0 || same.truePos < validationMinJoined[lang] {
+			t.Errorf("%s: %d wrong joins (none first), %d pairs joined (%d first)", lang, same.falsePos, same.truePos, validationMinJoined[lang])
+		}
+	}
+}
+
+var validationMinJoined = map[string]int{"en": 2, "ro": 3, "ru": 1}
+
+// TestTuningSetsApart checks that no question of the second tuning set or
+// the validation set is also a held-out question: those were filtered by a
+// script against near-duplicates of held-out texts (without reading them),
+// and a later edit must not bring one in. (tuning.txt, older, shares one
+// text with heldout.txt, "How do I change my email address?", in pairs of
+// other partners; docs/agent.md says so.)
+func TestTuningSetsApart(t *testing.T) {
+	t.Parallel()
+	held := make(map[string]bool)
+	for _, pairs := range loadPairs(t, "heldout.txt") {
+		for _, p := range pairs {
+			held[strings.ToLower(p.a)], held[strings.ToLower(p.b)] = true, true
+		}
+	}
+	for _, name := range []string{"tuning2.txt", "validation.txt"} {
+		for lang, pairs := range loadPairs(t, name) {
+			for _, p := range pairs {
+				for _, text := range []string{p.a, p.b} {
+					if held[strings.ToLower(text)] {
+						t.Errorf("%s %s: %q is also a held-out question", name, lang, text)
+					}
+				}
+			}
 		}
 	}
 }

@@ -58,8 +58,8 @@ func (v *vocabulary) question(lang string, terms []retrieval.Term) question {
 		case light[t.Lang][t.Stem]:
 			w = lightWeight
 		}
-		search, extra := synonymsOf(t.Stem, t.Lang)
-		plain := w == 1 && len(search) == 0 && len(extra) == 0
+		search, extra := synonymsOf(t.Stem, t.Lang, q.lang)
+		plain := w == 1 && len(search) == 0 && len(extra) == 0 && !retrieval.InSynonymGroup(t.Stem, t.Lang)
 		q.terms = append(q.terms, qterm{id: id, weight: w, plain: plain})
 		q.weight += w
 	}

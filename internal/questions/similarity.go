@@ -29,7 +29,8 @@ const threshold = 0.76
 // average of both sides would call it the same.
 //
 // One allowance: when every term of one question is matched (by itself, a
-// synonym, a relative or a typo) by at least two words of the other, a single
+// synonym, a relative or a typo) by at least two words of the other (words
+// of substance, not light ones: see matchers), a single
 // word of the other that no synonym group knows (an elaboration: "a
 // *bottle* of wine", "is the *building* accessible") counts as a light
 // word. With one word left the elaboration would be half the question:
@@ -116,10 +117,16 @@ func covered(v *vocabulary, a, b *question, maxMiss float64) (sum float64, misse
 	return sum, misses, unmatched, true
 }
 
-// matchers counts the distinct terms of b that match a's terms best.
+// matchers counts the distinct terms of b that match a's terms best, for
+// a's terms weightier than light words: "can I *come* without an
+// appointment" is one word of substance, and "can I come with a friend
+// to my appointment" adds a second, not an elaboration.
 func matchers(v *vocabulary, a, b *question) int {
 	var used []int32
 	for _, t := range a.terms {
+		if t.weight <= lightWeight {
+			continue
+		}
 		best, by := 0.0, int32(-1)
 		for _, u := range b.terms {
 			if m := v.match(t.id, u.id); m > best {

@@ -79,10 +79,18 @@ func (v *vocabulary) link() {
 	}
 	for id := v.done; id < len(v.terms); id++ {
 		t := v.terms[id].termName
-		search, extra := synonymsOf(t.stem, t.tlang)
+		search, extra := synonymsOf(t.stem, t.tlang, t.qlang)
+		// A synonym may be a term of either language of the question
+		// (see synonymsOf).
+		langs := []string{t.tlang}
+		if t.qlang != t.tlang {
+			langs = append(langs, t.qlang)
+		}
 		for _, s := range slices.Concat(search, extra) {
-			if o, ok := v.ids[termName{t.qlang, t.tlang, s}]; ok && o != int32(id) {
-				add(int32(id), o, synonymMatch)
+			for _, tl := range langs {
+				if o, ok := v.ids[termName{t.qlang, tl, s}]; ok && o != int32(id) {
+					add(int32(id), o, synonymMatch)
+				}
 			}
 		}
 		if t.tlang == "" {

@@ -17,13 +17,13 @@ import (
 // session that wrote these also wrote its questions). One group a line.
 var extraSynonymGroups = map[string]string{
 	"en": `
-		change update modify edit switch
+		change update modify edit switch reschedule postpone
 		size dimension dimensions big bigger large larger measurement length width height
 		lock locked block blocked
 		chart guide
 		nonprofit nonprofits charity charities ngo
 		pause freeze suspend hold
-		subscription membership
+		subscription membership pass
 		kid kids child children
 		food meal menu
 		year yearly annual annually
@@ -37,7 +37,39 @@ var extraSynonymGroups = map[string]string{
 		limit maximum max
 		device devices computer computers laptop pc
 		email inbox
-		people person persons guest guests`,
+		people person persons guest guests
+		pet pets dog dogs cat cats animal animals
+		wifi internet wireless
+		stroller strollers pram prams buggy pushchair
+		rent rental hire
+		test tests exam exams analysis analyses
+		certificate certificates diploma
+		doctor doctors physician medic
+		home house
+		door entrance entry
+		trial try demo
+		colour colours color colors
+		book booking reserve reservation
+		baby babies infant infants toddler
+		accessible accessibility disabled disability wheelchair
+		teacher instructor tutor trainer coach
+		problem issue trouble
+		fix correct
+		photo photos picture pictures image images
+		app application
+		mobile smartphone iphone android
+		invite add
+		colleague colleagues coworker teammate
+		custom personalised personalized bespoke
+		emergency urgent
+		view views look looking overlook
+		vat tax taxes
+		gym fitness
+		date day
+		bike bikes bicycle bicycles
+		compatible suitable
+		stock available availability
+		address location located`,
 	"ro": `
 		schimba modifica actualiza actualizare edita
 		marime marimi dimensiune dimensiuni mare lungime latime
@@ -56,7 +88,39 @@ var extraSynonymGroups = map[string]string{
 		limita maxim maxima
 		dispozitiv dispozitive calculator calculatoare laptop
 		persoane persoana oaspeti
-		special preferential`,
+		special preferential
+		animal animale caine caini pisica companie
+		wifi internet
+		carucior carucioare
+		inchiria inchiriere
+		test teste analize analiza examen
+		certificat diploma
+		medic doctor
+		acasa domiciliu
+		intrare usa
+		proba incerca demo
+		culoare culori
+		rezervare rezerva
+		bebelus bebelusi
+		accesibil accesibilitate dizabilitati rotile
+		profesor instructor antrenor
+		problema
+		corecta repara
+		poza poze fotografie fotografii imagine
+		aplicatie aplicatia
+		mobil smartphone
+		invita adauga
+		coleg colegi
+		personalizat personalizata
+		urgenta urgente urgent
+		priveliste vedere
+		tva taxa
+		sala fitness
+		bicicleta biciclete
+		compatibil compatibila potrivit
+		stoc disponibil
+		adresa locatie
+		deschis deschisi lucrati lucreaza`,
 	"ru": `
 		изменить поменять обновить сменить
 		размер размеры длина ширина
@@ -85,9 +149,15 @@ var extraSynonymGroups = map[string]string{
 var lightWords = map[string]string{
 	"en": `order orders item items product products thing things bring go come
 		take put find say says happen let see look another other one today there
-		use available possible`,
+		use available possible
+		allow allowed permit permitted include included offer provide give accept
+		exist option able way kind type enter see without tonight
+		bottle bottles glass cup cups piece pieces pair pairs pack packet`,
 	"ro": `comanda comanzi produs produse produsul lucru pune gasi gasesc spune
-		alt alta alte unul azi acolo folosi disponibil posibil exista`,
+		alt alta alte unul azi acolo folosi disponibil posibil exista
+		permis permise permite include inclus oferi ofera oferiti accepta acceptati
+		optiune varianta fel tip veni vin vine venim merge merg mergem intra intru
+		aduce aducem aduc lua iau sticla sticle pahar ceasca bucata bucati pereche`,
 	"ru": `заказ заказа товар товары вещь продукт взять найти сказать пишет
 		другой другого один сегодня туда доступен`,
 }
@@ -137,8 +207,16 @@ var light = func() map[string]map[string]bool {
 	return out
 }()
 
-// synonymsOf is the stems a stem matches as a synonym: the search's and
-// the extra groups'.
-func synonymsOf(stem, lang string) (search, extra []string) {
-	return retrieval.Synonyms(stem, lang), extraSynonyms[lang][stem]
+// synonymsOf is the stems a stem of stemmer language lang matches as a
+// synonym in a question of language qlang: the search's and the extra
+// groups'. A Latin word in a Russian question ("wifi", "email") is an
+// English term, yet the Russian groups list it beside its Russian
+// synonyms ("wifi интернет"), so both languages' groups count.
+func synonymsOf(stem, lang, qlang string) (search, extra []string) {
+	search, extra = retrieval.Synonyms(stem, lang), extraSynonyms[lang][stem]
+	if qlang != lang {
+		search = slices.Concat(search, retrieval.Synonyms(stem, qlang))
+		extra = slices.Concat(extra, extraSynonyms[qlang][stem])
+	}
+	return search, extra
 }

@@ -172,6 +172,9 @@ var synonyms = func() map[string]map[string][]string {
 				}
 			}
 			for _, s := range stems {
+				if m[s] == nil {
+					m[s] = []string{} // in a group, even when its words share one stem
+				}
 				for _, o := range stems {
 					if o != s && !contains(m[s], o) {
 						m[s] = append(m[s], o)

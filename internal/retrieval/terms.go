@@ -33,6 +33,15 @@ func Synonyms(stem, lang string) []string {
 	return synonyms[lang][stem]
 }
 
+// InSynonymGroup reports whether a stem is a word of the synonym groups,
+// even one whose group's words all share its stem ("бесплатно",
+// "бесплатный"): a help-desk subject of its own, which grouping questions
+// (internal/questions) does not take for an elaboration.
+func InSynonymGroup(stem, lang string) bool {
+	_, ok := synonyms[lang][stem]
+	return ok
+}
+
 // Related reports whether stems a and b are relatives as a search takes
 // them (see relatives): different stems that begin the same way, for
 // enough of their letters, or a short stem and the same stem with a
