@@ -13,9 +13,10 @@ import (
 )
 
 // The owner's reports (issue 20): see store.Insights, and the SQLite
-// store's insights.go, which these queries follow. Days and hours are
-// computed from the instant (epoch seconds), never with date_trunc or
-// AT TIME ZONE of the session, so they are UTC's whatever TimeZone says.
+// store's insights.go, which these queries follow, from the indexes of
+// migration 0021. Days and hours are computed from the instant (epoch
+// seconds), never with date_trunc or the session's TimeZone, so they are
+// UTC's whatever TimeZone says.
 
 // inPeriod is the conversations a report reads: the account's, created in
 // [from, to), of one agent when agentID is not "". Its parameters are
@@ -40,33 +41,39 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 	}
 	first := r.Days[0].Day
 
-	// created_at >= from >= first: the offset is never negative.
-	cond, args := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
-	rows, _ := s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at - $1::timestamptz) / 86400)::bigint,
-			outcome, count(*), sum(helpful), sum(not_helpful)
+	// By the hour since the epoch and outcome: UTC hours nest in UTC
+	// days, so one grouping gives both the days and the hours of the day.
+	cond, args := inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
+	rows, _ := s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at) / 3600)::bigint, outcome, count(*)
 		FROM conversations WHERE `+cond+` GROUP BY 1, 2`, args...)
-	var i int64
+	var h int64
 	var o string
-	var n, up, down int
-	_, err := pgx.ForEachRow(rows, []any{&i, &o, &n, &up, &down}, func() error {
-		store.CountOutcome(r.Days, i, domain.Outcome(o), n, up, down)
+	var n int
+	firstHour := first.Unix() / 3600
+	_, err := pgx.ForEachRow(rows, []any{&h, &o, &n}, func() error {
+		store.CountOutcome(r.Days, (h-firstHour)/24, domain.Outcome(o), n, 0, 0)
+		r.CountHour(h%24, n)
 		return nil
 	})
 	if err != nil {
 		return store.Report{}, fmt.Errorf("report: %w", dbErr(err))
 	}
 
-	// The hour of the UTC day: seconds since the epoch, modulo a day.
-	cond, args = inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
-	rows, _ = s.pool.Query(ctx, `SELECT (floor(extract(epoch FROM created_at))::bigint % 86400) / 3600, count(*)
-		FROM conversations WHERE `+cond+` GROUP BY 1`, args...)
-	var h int64
-	_, err = pgx.ForEachRow(rows, []any{&h, &n}, func() error {
-		r.CountHour(h, n)
+	// The thumbs, from the conversations that have any (the partial
+	// index's condition, written as it is there). created_at >= from >=
+	// first: the offset is never negative.
+	tcond, targs := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
+	rows, _ = s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at - $1::timestamptz) / 86400)::bigint,
+			sum(helpful), sum(not_helpful)
+		FROM conversations WHERE `+tcond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, targs...)
+	var i int64
+	var up, down int
+	_, err = pgx.ForEachRow(rows, []any{&i, &up, &down}, func() error {
+		store.CountThumbs(r.Days, i, up, down)
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report hours: %w", dbErr(err))
+		return store.Report{}, fmt.Errorf("report thumbs: %w", dbErr(err))
 	}
 
 	// domain.Conversation.FirstResponse, in milliseconds (the stored
@@ -146,18 +153,17 @@ func (s *Store) ResolveQuestions(ctx context.Context, accountID string, ids []in
 func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.OperatorAnswer, error) {
 	cond, args := inPeriod("c.", nil, accountID, f.From, f.To, f.AgentID)
 	args = append(args, store.ClampQuestions(f.Limit))
-	// As SQLite's: only conversations an operator wrote in, and among
-	// their visitor's and operators' messages, an operator message whose
-	// previous one is the visitor's.
-	rows, _ := s.pool.Query(ctx, `WITH said AS (
-			SELECT c.agent_id, m.conversation_id, m.seq, m.role, m.text, m.operator_name, m.created_at,
-				lag(m.role) OVER turn AS prev_role, lag(m.text) OVER turn AS prev_text
-			FROM conversations c JOIN messages m ON m.conversation_id = c.id
-			WHERE `+cond+` AND c.first_operator_at IS NOT NULL AND m.role <> 'ai'
-			WINDOW turn AS (PARTITION BY m.conversation_id ORDER BY m.seq))
-		SELECT agent_id, conversation_id, prev_text, text, operator_name, created_at FROM said
-		WHERE role = 'operator' AND prev_role = 'visitor'
-		ORDER BY created_at DESC, seq DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	// As SQLite's: only conversations an operator wrote in, only their
+	// operators' messages (messages_operator), each a first reply when
+	// the message before it, the AI's left out, is the visitor's.
+	rows, _ := s.pool.Query(ctx, `SELECT c.agent_id, o.conversation_id, p.text, o.text, o.operator_name, o.created_at
+		FROM conversations c
+		JOIN messages o ON o.conversation_id = c.id AND o.role = 'operator'
+		CROSS JOIN LATERAL (SELECT m.role, m.text FROM messages m
+			WHERE m.conversation_id = o.conversation_id AND m.seq < o.seq AND m.role <> 'ai'
+			ORDER BY m.seq DESC LIMIT 1) p
+		WHERE `+cond+` AND c.first_operator_at IS NOT NULL AND p.role = 'visitor'
+		ORDER BY o.created_at DESC, o.seq DESC LIMIT $`+strconv.Itoa(len(args)), args...)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.OperatorAnswer, error) {
 		var a store.OperatorAnswer
 		err := row.Scan(&a.AgentID, &a.ConversationID, &a.Question, &a.Answer, &a.OperatorName, &a.At)
