@@ -44,7 +44,9 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 	// By the hour since the epoch and outcome: UTC hours nest in UTC
 	// days, so one grouping gives both the days and the hours of the day.
 	cond, args := inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
-	rows, _ := s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at) / 3600)::bigint, outcome, count(*)
+	// date_part is a double: extract's numeric (PostgreSQL 14 on) costs
+	// several times more per row.
+	rows, _ := s.pool.Query(ctx, `SELECT floor(date_part('epoch', created_at) / 3600)::bigint, outcome, count(*)
 		FROM conversations WHERE `+cond+` GROUP BY 1, 2`, args...)
 	var h int64
 	var o string
@@ -63,7 +65,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 	// index's condition, written as it is there). created_at >= from >=
 	// first: the offset is never negative.
 	tcond, targs := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
-	rows, _ = s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at - $1::timestamptz) / 86400)::bigint,
+	rows, _ = s.pool.Query(ctx, `SELECT floor(date_part('epoch', created_at - $1::timestamptz) / 86400)::bigint,
 			sum(helpful), sum(not_helpful)
 		FROM conversations WHERE `+tcond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, targs...)
 	var i int64
@@ -78,7 +80,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 
 	// domain.Conversation.FirstResponse, in milliseconds (the stored
 	// precision): never below zero.
-	rows, _ = s.pool.Query(ctx, `SELECT greatest(round(extract(epoch FROM first_operator_at - handed_at) * 1000), 0)::bigint
+	rows, _ = s.pool.Query(ctx, `SELECT greatest(round(date_part('epoch', first_operator_at - handed_at) * 1000), 0)::bigint
 		FROM conversations WHERE `+cond+` AND handed_at IS NOT NULL AND first_operator_at IS NOT NULL ORDER BY 1`, args...)
 	var wait int64
 	_, err = pgx.ForEachRow(rows, []any{&wait}, func() error {
