@@ -236,22 +236,24 @@ func (s *Store) ResolveQuestions(ctx context.Context, accountID string, ids []in
 func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.OperatorAnswer, error) {
 	cond, args := inPeriod("c.", accountID, f.From, f.To, f.AgentID)
 	// Only conversations an operator wrote in (first_operator_at) have
-	// answers, and of their messages only the operators' are read in
-	// full (messages_operator): an operator message is a first reply when
-	// the message before it, the AI's left out, is the visitor's. The
-	// newest are found from the indexes alone (seq, time), and only they
-	// are read with their texts.
-	q := `WITH replies AS (
+	// answers, and of their messages only the operators' are listed
+	// (messages_operator): an operator message is a first reply when the
+	// message before it, the AI's left out, is the visitor's. The newest
+	// are chosen from the indexes and that one message's role alone;
+	// only they are read with their texts.
+	q := `WITH replies AS MATERIALIZED (
 			SELECT c.agent_id, o.conversation_id, o.seq, o.created_at,
-				(SELECT p.seq FROM messages p WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
+				(SELECT CASE p.role WHEN 'visitor' THEN p.seq END FROM messages p
+					WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
 					ORDER BY p.seq DESC LIMIT 1) AS asked
 			FROM conversations c INDEXED BY conversations_first_responses
 			JOIN messages o INDEXED BY messages_operator ON o.conversation_id = c.id AND o.role = 'operator'
-			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL)
-		SELECT r.agent_id, r.conversation_id, v.text, o.text, o.operator_name, r.created_at
-		FROM replies r JOIN messages v ON v.seq = r.asked JOIN messages o ON o.seq = r.seq
-		WHERE v.role = 'visitor'
-		ORDER BY r.created_at DESC, r.seq DESC LIMIT ` + limitArg
+			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL),
+		newest AS MATERIALIZED (
+			SELECT * FROM replies WHERE asked IS NOT NULL ORDER BY created_at DESC, seq DESC LIMIT ` + limitArg + `)
+		SELECT n.agent_id, n.conversation_id, v.text, o.text, o.operator_name, n.created_at
+		FROM newest n JOIN messages v ON v.seq = n.asked JOIN messages o ON o.seq = n.seq
+		ORDER BY n.created_at DESC, n.seq DESC`
 	out, err := queryAll(ctx, s, scanOperatorAnswer, q, append(args, store.ClampQuestions(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("operator answers: %w", err)
