@@ -35,10 +35,15 @@ func inPeriod(alias string, args []any, accountID string, from, to time.Time, ag
 }
 
 func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilter) (store.Report, error) {
-	r := store.Report{Days: store.ReportDays(f.From, f.To), FirstResponses: []time.Duration{}}
-	if len(r.Days) == 0 {
-		return r, nil
-	}
+	return store.BuildReport(f.From, f.To, func(r *store.Report) error {
+		return s.reportOutcomes(ctx, r, accountID, f)
+	}, func(r *store.Report) error {
+		return s.reportRest(ctx, r, accountID, f)
+	})
+}
+
+// reportOutcomes counts a report's conversations by day, outcome and hour.
+func (s *Store) reportOutcomes(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
 	first := r.Days[0].Day
 
 	// By the hour since the epoch and outcome: UTC hours nest in UTC
@@ -58,26 +63,32 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report: %w", dbErr(err))
+		return fmt.Errorf("report: %w", dbErr(err))
 	}
+	return nil
+}
 
+// reportRest reads the thumbs, first responses and ratings of a report.
+func (s *Store) reportRest(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
+	first := r.Days[0].Day
 	// The thumbs, from the conversations that have any (the partial
 	// index's condition, written as it is there). created_at >= from >=
 	// first: the offset is never negative.
 	tcond, targs := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
-	rows, _ = s.pool.Query(ctx, `SELECT floor(date_part('epoch', created_at - $1::timestamptz) / 86400)::bigint,
+	rows, _ := s.pool.Query(ctx, `SELECT floor(date_part('epoch', created_at - $1::timestamptz) / 86400)::bigint,
 			sum(helpful), sum(not_helpful)
 		FROM conversations WHERE `+tcond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, targs...)
 	var i int64
-	var up, down int
-	_, err = pgx.ForEachRow(rows, []any{&i, &up, &down}, func() error {
+	var n, up, down int
+	_, err := pgx.ForEachRow(rows, []any{&i, &up, &down}, func() error {
 		store.CountThumbs(r.Days, i, up, down)
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report thumbs: %w", dbErr(err))
+		return fmt.Errorf("report thumbs: %w", dbErr(err))
 	}
 
+	cond, args := inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
 	// domain.Conversation.FirstResponse, in milliseconds (the stored
 	// precision): never below zero.
 	rows, _ = s.pool.Query(ctx, `SELECT greatest(round(date_part('epoch', first_operator_at - handed_at) * 1000), 0)::bigint
@@ -88,7 +99,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report first responses: %w", dbErr(err))
+		return fmt.Errorf("report first responses: %w", dbErr(err))
 	}
 
 	// The ratings of the period's conversations, wherever they were given.
@@ -102,9 +113,9 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report ratings: %w", dbErr(err))
+		return fmt.Errorf("report ratings: %w", dbErr(err))
 	}
-	return r, nil
+	return nil
 }
 
 func (s *Store) Questions(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.Question, error) {

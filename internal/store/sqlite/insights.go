@@ -32,14 +32,19 @@ func inPeriod(alias, accountID string, from, to time.Time, agentID string) (stri
 }
 
 func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilter) (store.Report, error) {
-	r := store.Report{Days: store.ReportDays(f.From, f.To), FirstResponses: []time.Duration{}}
-	if len(r.Days) == 0 {
-		return r, nil
-	}
+	return store.BuildReport(f.From, f.To, func(r *store.Report) error {
+		if err := s.reportOutcomes(ctx, r, accountID, f); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	}, func(r *store.Report) error {
+		return s.reportRest(ctx, r, accountID, f)
+	})
+}
+
+// reportRest reads the thumbs, first responses and ratings of a report.
+func (s *Store) reportRest(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
 	first := millis(r.Days[0].Day)
-	if err := s.reportOutcomes(ctx, &r, accountID, f); err != nil {
-		return store.Report{}, fmt.Errorf("report: %w", err)
-	}
 	cond, args := inPeriod("", accountID, f.From, f.To, f.AgentID)
 
 	// The thumbs, from the conversations that have any (the partial
@@ -48,7 +53,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		FROM conversations INDEXED BY conversations_thumbs
 		WHERE `+cond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, append([]any{first, dayMillis}, args...)...)
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report thumbs: %w", err)
+		return fmt.Errorf("report thumbs: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var i int64
@@ -60,7 +65,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report thumbs: %w", err)
+		return fmt.Errorf("report thumbs: %w", err)
 	}
 
 	// domain.Conversation.FirstResponse, in SQL: never below zero.
@@ -68,7 +73,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		FROM conversations INDEXED BY conversations_first_responses
 		WHERE `+cond+` AND handed_at IS NOT NULL AND first_operator_at IS NOT NULL ORDER BY 1`, args...)
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report first responses: %w", err)
+		return fmt.Errorf("report first responses: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var ms int64
@@ -79,7 +84,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report first responses: %w", err)
+		return fmt.Errorf("report first responses: %w", err)
 	}
 
 	// The ratings of the period's conversations, wherever they were
@@ -91,7 +96,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		CROSS JOIN conversations c INDEXED BY conversations_period ON c.id = r.conversation_id
 		WHERE r.account_id = ? AND `+rcond+` GROUP BY r.rating`, append([]any{accountID}, rargs...)...)
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report ratings: %w", err)
+		return fmt.Errorf("report ratings: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var score, n int
@@ -102,9 +107,9 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report ratings: %w", err)
+		return fmt.Errorf("report ratings: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 const dayMillis, hourMillis = int64(store.UTCDay / time.Millisecond), int64(time.Hour / time.Millisecond)
