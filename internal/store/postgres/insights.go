@@ -13,9 +13,10 @@ import (
 )
 
 // The owner's reports (issue 20): see store.Insights, and the SQLite
-// store's insights.go, which these queries follow. Days and hours are
-// computed from the instant (epoch seconds), never with date_trunc or
-// AT TIME ZONE of the session, so they are UTC's whatever TimeZone says.
+// store's insights.go, which these queries follow, from the indexes of
+// migration 0021. Days and hours are computed from the instant (epoch
+// seconds), never with date_trunc or the session's TimeZone, so they are
+// UTC's whatever TimeZone says.
 
 // inPeriod is the conversations a report reads: the account's, created in
 // [from, to), of one agent when agentID is not "". Its parameters are
@@ -34,44 +35,63 @@ func inPeriod(alias string, args []any, accountID string, from, to time.Time, ag
 }
 
 func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilter) (store.Report, error) {
-	r := store.Report{Days: store.ReportDays(f.From, f.To), FirstResponses: []time.Duration{}}
-	if len(r.Days) == 0 {
-		return r, nil
-	}
+	return store.BuildReport(f.From, f.To, func(r *store.Report) error {
+		return s.reportOutcomes(ctx, r, accountID, f)
+	}, func(r *store.Report) error {
+		return s.reportRest(ctx, r, accountID, f)
+	})
+}
+
+// reportOutcomes counts a report's conversations by day, outcome and hour.
+func (s *Store) reportOutcomes(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
 	first := r.Days[0].Day
 
-	// created_at >= from >= first: the offset is never negative.
-	cond, args := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
-	rows, _ := s.pool.Query(ctx, `SELECT floor(extract(epoch FROM created_at - $1::timestamptz) / 86400)::bigint,
-			outcome, count(*), sum(helpful), sum(not_helpful)
+	// By the hour since the epoch and outcome: UTC hours nest in UTC
+	// days, so one grouping gives both the days and the hours of the day.
+	cond, args := inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
+	// date_part is a double: extract's numeric (PostgreSQL 14 on) costs
+	// several times more per row.
+	rows, _ := s.pool.Query(ctx, `SELECT floor(date_part('epoch', created_at) / 3600)::bigint, outcome, count(*)
 		FROM conversations WHERE `+cond+` GROUP BY 1, 2`, args...)
-	var i int64
-	var o string
-	var n, up, down int
-	_, err := pgx.ForEachRow(rows, []any{&i, &o, &n, &up, &down}, func() error {
-		store.CountOutcome(r.Days, i, domain.Outcome(o), n, up, down)
-		return nil
-	})
-	if err != nil {
-		return store.Report{}, fmt.Errorf("report: %w", dbErr(err))
-	}
-
-	// The hour of the UTC day: seconds since the epoch, modulo a day.
-	cond, args = inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
-	rows, _ = s.pool.Query(ctx, `SELECT (floor(extract(epoch FROM created_at))::bigint % 86400) / 3600, count(*)
-		FROM conversations WHERE `+cond+` GROUP BY 1`, args...)
 	var h int64
-	_, err = pgx.ForEachRow(rows, []any{&h, &n}, func() error {
-		r.CountHour(h, n)
+	var o string
+	var n int
+	firstHour := first.Unix() / 3600
+	_, err := pgx.ForEachRow(rows, []any{&h, &o, &n}, func() error {
+		store.CountOutcome(r.Days, (h-firstHour)/24, domain.Outcome(o), n, 0, 0)
+		r.CountHour(h%24, n)
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report hours: %w", dbErr(err))
+		return fmt.Errorf("report: %w", dbErr(err))
+	}
+	return nil
+}
+
+// reportRest reads the thumbs, first responses and ratings of a report.
+func (s *Store) reportRest(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
+	first := r.Days[0].Day
+	// The thumbs, from the conversations that have any (the partial
+	// index's condition, written as it is there). created_at >= from >=
+	// first: the offset is never negative.
+	tcond, targs := inPeriod("", []any{first}, accountID, f.From, f.To, f.AgentID)
+	rows, _ := s.pool.Query(ctx, `SELECT floor(date_part('epoch', created_at - $1::timestamptz) / 86400)::bigint,
+			sum(helpful), sum(not_helpful)
+		FROM conversations WHERE `+tcond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, targs...)
+	var i int64
+	var n, up, down int
+	_, err := pgx.ForEachRow(rows, []any{&i, &up, &down}, func() error {
+		store.CountThumbs(r.Days, i, up, down)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("report thumbs: %w", dbErr(err))
 	}
 
+	cond, args := inPeriod("", nil, accountID, f.From, f.To, f.AgentID)
 	// domain.Conversation.FirstResponse, in milliseconds (the stored
 	// precision): never below zero.
-	rows, _ = s.pool.Query(ctx, `SELECT greatest(round(extract(epoch FROM first_operator_at - handed_at) * 1000), 0)::bigint
+	rows, _ = s.pool.Query(ctx, `SELECT greatest(round(date_part('epoch', first_operator_at - handed_at) * 1000), 0)::bigint
 		FROM conversations WHERE `+cond+` AND handed_at IS NOT NULL AND first_operator_at IS NOT NULL ORDER BY 1`, args...)
 	var wait int64
 	_, err = pgx.ForEachRow(rows, []any{&wait}, func() error {
@@ -79,7 +99,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report first responses: %w", dbErr(err))
+		return fmt.Errorf("report first responses: %w", dbErr(err))
 	}
 
 	// The ratings of the period's conversations, wherever they were given.
@@ -93,9 +113,9 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report ratings: %w", dbErr(err))
+		return fmt.Errorf("report ratings: %w", dbErr(err))
 	}
-	return r, nil
+	return nil
 }
 
 func (s *Store) Questions(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.Question, error) {
@@ -146,18 +166,21 @@ func (s *Store) ResolveQuestions(ctx context.Context, accountID string, ids []in
 func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.OperatorAnswer, error) {
 	cond, args := inPeriod("c.", nil, accountID, f.From, f.To, f.AgentID)
 	args = append(args, store.ClampQuestions(f.Limit))
-	// As SQLite's: only conversations an operator wrote in, and among
-	// their visitor's and operators' messages, an operator message whose
-	// previous one is the visitor's.
-	rows, _ := s.pool.Query(ctx, `WITH said AS (
-			SELECT c.agent_id, m.conversation_id, m.seq, m.role, m.text, m.operator_name, m.created_at,
-				lag(m.role) OVER turn AS prev_role, lag(m.text) OVER turn AS prev_text
-			FROM conversations c JOIN messages m ON m.conversation_id = c.id
-			WHERE `+cond+` AND c.first_operator_at IS NOT NULL AND m.role <> 'ai'
-			WINDOW turn AS (PARTITION BY m.conversation_id ORDER BY m.seq))
-		SELECT agent_id, conversation_id, prev_text, text, operator_name, created_at FROM said
-		WHERE role = 'operator' AND prev_role = 'visitor'
-		ORDER BY created_at DESC, seq DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	// As SQLite's: only conversations an operator wrote in, only their
+	// operators' messages (messages_operator), each a first reply when
+	// the message before it, the AI's left out, is the visitor's; the
+	// newest chosen by that message's role alone, then read with texts.
+	rows, _ := s.pool.Query(ctx, `SELECT n.agent_id, n.conversation_id, v.text, o.text, o.operator_name, n.created_at
+		FROM (SELECT c.agent_id, o.conversation_id, o.seq, o.created_at, p.seq AS asked
+			FROM conversations c
+			JOIN messages o ON o.conversation_id = c.id AND o.role = 'operator'
+			CROSS JOIN LATERAL (SELECT m.role, m.seq FROM messages m
+				WHERE m.conversation_id = o.conversation_id AND m.seq < o.seq AND m.role <> 'ai'
+				ORDER BY m.seq DESC LIMIT 1) p
+			WHERE `+cond+` AND c.first_operator_at IS NOT NULL AND p.role = 'visitor'
+			ORDER BY o.created_at DESC, o.seq DESC LIMIT $`+strconv.Itoa(len(args))+`) n
+		JOIN messages v ON v.seq = n.asked JOIN messages o ON o.seq = n.seq
+		ORDER BY n.created_at DESC, n.seq DESC`, args...)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.OperatorAnswer, error) {
 		var a store.OperatorAnswer
 		err := row.Scan(&a.AgentID, &a.ConversationID, &a.Question, &a.Answer, &a.OperatorName, &a.At)

@@ -32,14 +32,19 @@ func inPeriod(alias, accountID string, from, to time.Time, agentID string) (stri
 }
 
 func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilter) (store.Report, error) {
-	r := store.Report{Days: store.ReportDays(f.From, f.To), FirstResponses: []time.Duration{}}
-	if len(r.Days) == 0 {
-		return r, nil
-	}
+	return store.BuildReport(f.From, f.To, func(r *store.Report) error {
+		if err := s.reportOutcomes(ctx, r, accountID, f); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	}, func(r *store.Report) error {
+		return s.reportRest(ctx, r, accountID, f)
+	})
+}
+
+// reportRest reads the thumbs, first responses and ratings of a report.
+func (s *Store) reportRest(ctx context.Context, r *store.Report, accountID string, f store.ReportFilter) error {
 	first := millis(r.Days[0].Day)
-	if err := s.reportOutcomes(ctx, &r, accountID, f); err != nil {
-		return store.Report{}, fmt.Errorf("report: %w", err)
-	}
 	cond, args := inPeriod("", accountID, f.From, f.To, f.AgentID)
 
 	// The thumbs, from the conversations that have any (the partial
@@ -48,7 +53,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		FROM conversations INDEXED BY conversations_thumbs
 		WHERE `+cond+` AND (helpful > 0 OR not_helpful > 0) GROUP BY 1`, append([]any{first, dayMillis}, args...)...)
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report thumbs: %w", err)
+		return fmt.Errorf("report thumbs: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var i int64
@@ -60,7 +65,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report thumbs: %w", err)
+		return fmt.Errorf("report thumbs: %w", err)
 	}
 
 	// domain.Conversation.FirstResponse, in SQL: never below zero.
@@ -68,7 +73,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		FROM conversations INDEXED BY conversations_first_responses
 		WHERE `+cond+` AND handed_at IS NOT NULL AND first_operator_at IS NOT NULL ORDER BY 1`, args...)
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report first responses: %w", err)
+		return fmt.Errorf("report first responses: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var ms int64
@@ -79,7 +84,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report first responses: %w", err)
+		return fmt.Errorf("report first responses: %w", err)
 	}
 
 	// The ratings of the period's conversations, wherever they were
@@ -91,7 +96,7 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		CROSS JOIN conversations c INDEXED BY conversations_period ON c.id = r.conversation_id
 		WHERE r.account_id = ? AND `+rcond+` GROUP BY r.rating`, append([]any{accountID}, rargs...)...)
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report ratings: %w", err)
+		return fmt.Errorf("report ratings: %w", err)
 	}
 	err = eachRow(rows, func(sc scanner) error {
 		var score, n int
@@ -102,9 +107,9 @@ func (s *Store) Report(ctx context.Context, accountID string, f store.ReportFilt
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, fmt.Errorf("report ratings: %w", err)
+		return fmt.Errorf("report ratings: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 const dayMillis, hourMillis = int64(store.UTCDay / time.Millisecond), int64(time.Hour / time.Millisecond)
@@ -236,22 +241,24 @@ func (s *Store) ResolveQuestions(ctx context.Context, accountID string, ids []in
 func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.QuestionFilter) ([]store.OperatorAnswer, error) {
 	cond, args := inPeriod("c.", accountID, f.From, f.To, f.AgentID)
 	// Only conversations an operator wrote in (first_operator_at) have
-	// answers, and of their messages only the operators' are read in
-	// full (messages_operator): an operator message is a first reply when
-	// the message before it, the AI's left out, is the visitor's. The
-	// newest are found from the indexes alone (seq, time), and only they
-	// are read with their texts.
-	q := `WITH replies AS (
+	// answers, and of their messages only the operators' are listed
+	// (messages_operator): an operator message is a first reply when the
+	// message before it, the AI's left out, is the visitor's. The newest
+	// are chosen from the indexes and that one message's role alone;
+	// only they are read with their texts.
+	q := `WITH replies AS MATERIALIZED (
 			SELECT c.agent_id, o.conversation_id, o.seq, o.created_at,
-				(SELECT p.seq FROM messages p WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
+				(SELECT CASE p.role WHEN 'visitor' THEN p.seq END FROM messages p
+					WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
 					ORDER BY p.seq DESC LIMIT 1) AS asked
 			FROM conversations c INDEXED BY conversations_first_responses
 			JOIN messages o INDEXED BY messages_operator ON o.conversation_id = c.id AND o.role = 'operator'
-			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL)
-		SELECT r.agent_id, r.conversation_id, v.text, o.text, o.operator_name, r.created_at
-		FROM replies r JOIN messages v ON v.seq = r.asked JOIN messages o ON o.seq = r.seq
-		WHERE v.role = 'visitor'
-		ORDER BY r.created_at DESC, r.seq DESC LIMIT ` + limitArg
+			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL),
+		newest AS MATERIALIZED (
+			SELECT * FROM replies WHERE asked IS NOT NULL ORDER BY created_at DESC, seq DESC LIMIT ` + limitArg + `)
+		SELECT n.agent_id, n.conversation_id, v.text, o.text, o.operator_name, n.created_at
+		FROM newest n JOIN messages v ON v.seq = n.asked JOIN messages o ON o.seq = n.seq
+		ORDER BY n.created_at DESC, n.seq DESC`
 	out, err := queryAll(ctx, s, scanOperatorAnswer, q, append(args, store.ClampQuestions(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("operator answers: %w", err)

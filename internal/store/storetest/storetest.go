@@ -120,6 +120,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ActivityOrder", testActivityOrder},
 		{"ActivityPaging", testActivityPaging},
 		{"WaitingSince", testWaitingSince},
+		{"InsightsReport", testInsightsReport},
+		{"InsightsQuestions", testInsightsQuestions},
+		{"OperatorAnswers", testOperatorAnswers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,4 +21,6 @@ CREATE INDEX conversations_first_responses ON conversations (account_id, created
 	WHERE first_operator_at IS NOT NULL;
 CREATE INDEX conversation_ratings_report ON conversation_ratings (account_id, conversation_id, rating);
 CREATE INDEX conversations_period ON conversations (id, account_id, created_at, agent_id);
-CREATE INDEX messages_operator ON messages (conversation_id, seq, created_at) WHERE role = 'operator';
+-- role too, though always 'operator' here: SQLite reads it from the index
+-- rather than from the message's row.
+CREATE INDEX messages_operator ON messages (conversation_id, seq, created_at, role) WHERE role = 'operator';
