@@ -24,11 +24,12 @@ const (
 	hotRollbackTo
 	hotRelease
 	hotInsertMessage
-	hotInsertTwo    // two messages in one statement: a chat and its reply
-	hotAfterMessage // the conversation's state after a message
-	hotSetOutcome   // the same when only the outcome's facts, the outcome and the activity changed
-	hotSetMisses    // the same when only the count of misses, the outcome and the activity changed
-	hotTouch        // the same when only the latest activity changed: most messages
+	hotInsertTwo        // two messages in one statement: a chat and its reply
+	hotAfterMessage     // the conversation's state after a message
+	hotSetOutcome       // the same when only the outcome's facts, the outcome and the activity changed
+	hotSetMissesOutcome // the same when only the count of misses, the outcome and the activity changed
+	hotSetMisses        // the same when only the count of misses (and the activity) changed
+	hotTouch            // the same when only the latest activity changed: most messages
 	hotSetWaiting
 	hotInsertQuestion // the question of an AI reply that could not answer (recordQuestion)
 	hotInsertConv
@@ -54,8 +55,9 @@ var hotSQL = [hotCount]string{
 		UPDATE conversations SET asked = ?, answered = ?, handed_at = ?, first_operator_at = ?, outcome = ?,
 			last_activity_at = ?
 		WHERE id = ?`,
-	hotSetMisses: `UPDATE conversations SET misses = ?, outcome = ?, last_activity_at = ? WHERE id = ?`,
-	hotTouch:     `UPDATE conversations SET last_activity_at = ? WHERE id = ?`,
+	hotSetMissesOutcome: `UPDATE conversations SET misses = ?, outcome = ?, last_activity_at = ? WHERE id = ?`,
+	hotSetMisses:        `UPDATE conversations SET misses = ?, last_activity_at = ? WHERE id = ?`,
+	hotTouch:            `UPDATE conversations SET last_activity_at = ? WHERE id = ?`,
 	// ?2 is the wait's start, NULL when it ends: a wait that begins hands
 	// the conversation off (handOffSet), one that ends changes neither.
 	hotSetWaiting: `

@@ -74,11 +74,18 @@ func TestChatWritesOnlyItsMessages(t *testing.T) {
 	if n, state, outcome := updates("any"), updates("state"), updates("outcome"); n != 4 || state != 1 || outcome != 2 || c.Misses != 1 {
 		t.Fatalf("a missed answer: %d updates (%d beyond the activity, %d the outcome), misses %d; want 4, 1, 2 and 1", n, state, outcome, c.Misses)
 	}
+	// A second miss in a row: the count changes, the outcome does not
+	// (unanswered already), and its column, indexed for the reports, is
+	// not written.
+	c = exchange("Sorry, I do not know.", true)
+	if n, state, outcome := updates("any"), updates("state"), updates("outcome"); n != 5 || state != 2 || outcome != 2 || c.Misses != 2 {
+		t.Fatalf("a second miss: %d updates (%d beyond the activity, %d the outcome), misses %d; want 5, 2, 2 and 2", n, state, outcome, c.Misses)
+	}
 
 	// What is read back is the newest message, whichever way it is read.
 	s.cache.convs.forgetAll()
 	got, err := s.Conversation(ctx, f.conv.ID)
-	if err != nil || got.LastMessage != "Sorry, I do not know." || !got.LastMessageAt.Equal(c.LastMessageAt) || got.Misses != 1 ||
+	if err != nil || got.LastMessage != "Sorry, I do not know." || !got.LastMessageAt.Equal(c.LastMessageAt) || got.Misses != 2 ||
 		!got.LastActivityAt.Equal(c.LastMessageAt) || got.Outcome() != domain.OutcomeUnanswered || !got.Asked || !got.Answered {
 		t.Errorf("Conversation = %+v, %v; want the last message %q at %v", got, err, "Sorry, I do not know.", c.LastMessageAt)
 	}

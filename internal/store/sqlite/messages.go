@@ -220,11 +220,13 @@ func (r messageRow) message() domain.Message {
 // it). Most messages change nothing but the activity (hotTouch), which
 // touches only the indexes keyed on it. The outcome and the facts it
 // reads (migration 0023) change a few times in a conversation's life —
-// its first question and answer, a miss, the handoff, an operator's first
-// message — and only those messages write them: with the misses
-// (hotSetMisses, the outcome following the count), alone (hotSetOutcome),
-// or, when both change at once or with the mode, wait or assignee, with
-// everything (hotAfterMessage). None of them is indexed.
+// its first question and answer, the first miss and the answer after
+// misses, the handoff, an operator's first message — and only those
+// messages write them, the outcome being indexed for the reports: alone
+// (hotSetOutcome), with the misses when the outcome follows the count
+// (hotSetMissesOutcome; a second miss in a row is hotSetMisses, as
+// before), or, when facts and misses change at once or with the mode,
+// wait or assignee, with everything (hotAfterMessage).
 func (s *Store) saveConversation(before, c domain.Conversation, messages int, poll bool) error {
 	var err error
 	activity := millis(c.LastActivityAt)
@@ -242,8 +244,10 @@ func (s *Store) saveConversation(before, c domain.Conversation, messages int, po
 	case facts: // the misses as they were
 		_, err = s.execHot(hotSetOutcome,
 			c.Asked, c.Answered, orNull(c.HandedAt), orNull(c.FirstOperatorAt), string(c.Outcome()), activity, c.ID)
+	case c.Outcome() != before.Outcome(): // with the misses alone
+		_, err = s.execHot(hotSetMissesOutcome, c.Misses, string(c.Outcome()), activity, c.ID)
 	case c.Misses != before.Misses:
-		_, err = s.execHot(hotSetMisses, c.Misses, string(c.Outcome()), activity, c.ID)
+		_, err = s.execHot(hotSetMisses, c.Misses, activity, c.ID)
 	case !c.LastActivityAt.Equal(before.LastActivityAt):
 		_, err = s.execHot(hotTouch, activity, c.ID)
 	}

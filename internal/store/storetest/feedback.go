@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +113,46 @@ func testFeedback(t *testing.T, s store.Store) {
 		if m.Helpful != nil {
 			t.Errorf("other conversation's message %d has thumbs %v", m.Seq, *m.Helpful)
 		}
+	}
+}
+
+// testFeedbackConcurrent: thumbs given at once on the answers of one
+// conversation lose none of each other's counts (each write reads the
+// counts the previous one left: SQLite's single writer, PostgreSQL's lock
+// on the conversation's row).
+func testFeedbackConcurrent(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	f := setup(t, s, many)
+	c := f.conversation(t, s, base)
+	const answers = 12
+	seqs := make([]int64, answers)
+	for i := range seqs {
+		_, seq, err := s.AddExchange(ctx,
+			store.NewMessage{ConversationID: c.ID, Role: domain.RoleVisitor, Text: "q", CreatedAt: base},
+			store.NewMessage{ConversationID: c.ID, Role: domain.RoleAI, Text: "a", CreatedAt: base, RequireMode: domain.ModeAI})
+		noErr(t, "AddExchange", err)
+		seqs[i] = seq
+	}
+	// Every answer gets a thumbs up and then, for every other one, a
+	// thumbs down, all answers at once.
+	var wg sync.WaitGroup
+	for i, seq := range seqs {
+		wg.Go(func() {
+			if _, _, err := s.SetFeedback(ctx, c.ID, seq, true); err != nil {
+				t.Error(err)
+			}
+			if i%2 == 1 {
+				if _, _, err := s.SetFeedback(ctx, c.ID, seq, false); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := s.Conversation(ctx, c.ID)
+	noErr(t, "Conversation", err)
+	if got.Helpful != answers/2 || got.NotHelpful != answers/2 || got.Outcome() != domain.OutcomeUnanswered {
+		t.Errorf("after concurrent thumbs: helpful %d, not helpful %d, %s; want %d, %d, unanswered",
+			got.Helpful, got.NotHelpful, got.Outcome(), answers/2, answers/2)
 	}
 }

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Messages", testMessages},
 		{"AddExchange", testAddExchange},
 		{"Feedback", testFeedback},
+		{"FeedbackConcurrent", testFeedbackConcurrent},
 		{"PollState", testPollState},
 		{"ModeChanged", testModeChanged},
 		{"OperatorTakeover", testOperatorTakeover},
