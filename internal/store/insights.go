@@ -44,8 +44,9 @@ type Insights interface {
 	ResolveQuestions(ctx context.Context, accountID string, ids []int64, entryID string) (int, error)
 	// OperatorAnswers lists the operators' first replies to visitors'
 	// questions in the account's conversations created in [f.From, f.To)
-	// (of f.AgentID's alone when set), newest first, at most f.Limit
-	// (clamped to 1..MaxQuestions); f.Open is ignored. See OperatorAnswer.
+	// (of f.AgentID's alone when set): at most f.Limit (clamped to
+	// 1..MaxQuestions), taken from the newest conversations first, listed
+	// newest reply first; f.Open is ignored. See OperatorAnswer.
 	OperatorAnswers(ctx context.Context, accountID string, f QuestionFilter) ([]OperatorAnswer, error)
 }
 

@@ -168,8 +168,9 @@ func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.Q
 	args = append(args, store.ClampQuestions(f.Limit))
 	// As SQLite's: only conversations an operator wrote in, only their
 	// operators' messages (messages_operator), each a first reply when
-	// the message before it, the AI's left out, is the visitor's; the
-	// newest chosen by that message's role alone, then read with texts.
+	// the message before it, the AI's left out, is the visitor's; those
+	// of the newest conversations chosen by that message's role alone,
+	// then read with texts.
 	rows, _ := s.pool.Query(ctx, `SELECT n.agent_id, n.conversation_id, v.text, o.text, o.operator_name, n.created_at
 		FROM (SELECT c.agent_id, o.conversation_id, o.seq, o.created_at, p.seq AS asked
 			FROM conversations c
@@ -178,7 +179,7 @@ func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.Q
 				WHERE m.conversation_id = o.conversation_id AND m.seq < o.seq AND m.role <> 'ai'
 				ORDER BY m.seq DESC LIMIT 1) p
 			WHERE `+cond+` AND c.first_operator_at IS NOT NULL AND p.role = 'visitor'
-			ORDER BY o.created_at DESC, o.seq DESC LIMIT $`+strconv.Itoa(len(args))+`) n
+			ORDER BY c.created_at DESC, o.seq DESC LIMIT $`+strconv.Itoa(len(args))+`) n
 		JOIN messages v ON v.seq = n.asked JOIN messages o ON o.seq = n.seq
 		ORDER BY n.created_at DESC, n.seq DESC`, args...)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.OperatorAnswer, error) {

@@ -243,19 +243,22 @@ func (s *Store) OperatorAnswers(ctx context.Context, accountID string, f store.Q
 	// Only conversations an operator wrote in (first_operator_at) have
 	// answers, and of their messages only the operators' are listed
 	// (messages_operator): an operator message is a first reply when the
-	// message before it, the AI's left out, is the visitor's. The newest
-	// are chosen from the indexes and that one message's role alone;
-	// only they are read with their texts.
-	q := `WITH replies AS MATERIALIZED (
+	// message before it, the AI's left out, is the visitor's. The
+	// conversations are walked newest first down their index and the walk
+	// stops at the limit: a year of a busy account's operator messages is
+	// never read whole (docs/benchmarks.md); only the chosen are read with
+	// their texts.
+	q := `WITH newest AS MATERIALIZED (
 			SELECT c.agent_id, o.conversation_id, o.seq, o.created_at,
 				(SELECT CASE p.role WHEN 'visitor' THEN p.seq END FROM messages p
 					WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
 					ORDER BY p.seq DESC LIMIT 1) AS asked
 			FROM conversations c INDEXED BY conversations_first_responses
 			JOIN messages o INDEXED BY messages_operator ON o.conversation_id = c.id AND o.role = 'operator'
-			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL),
-		newest AS MATERIALIZED (
-			SELECT * FROM replies WHERE asked IS NOT NULL ORDER BY created_at DESC, seq DESC LIMIT ` + limitArg + `)
+			WHERE ` + cond + ` AND c.first_operator_at IS NOT NULL AND (SELECT p.role FROM messages p
+					WHERE p.conversation_id = o.conversation_id AND p.seq < o.seq AND p.role <> 'ai'
+					ORDER BY p.seq DESC LIMIT 1) = 'visitor'
+			ORDER BY c.created_at DESC, o.seq DESC LIMIT ` + limitArg + `)
 		SELECT n.agent_id, n.conversation_id, v.text, o.text, o.operator_name, n.created_at
 		FROM newest n JOIN messages v ON v.seq = n.asked JOIN messages o ON o.seq = n.seq
 		ORDER BY n.created_at DESC, n.seq DESC`
