@@ -23,6 +23,7 @@ import (
 	"parley/internal/desk"
 	"parley/internal/domain"
 	"parley/internal/initlimit"
+	"parley/internal/insights"
 	"parley/internal/manageapi"
 	"parley/internal/metrics"
 	"parley/internal/notify"
@@ -191,18 +192,19 @@ func newEnvTB(t testing.TB, o envOptions) *env {
 	admin := agentadmin.New(agentadmin.Options{Audit: auditLog, Store: st, Bounds: o.bounds, Invalidate: kb.Invalidate, CheckEndpoint: backend.CheckAgentConfig})
 	sourceSvc := sources.New(sources.Options{Audit: auditLog, Store: st, Guard: guard, Invalidate: kb.Invalidate, Logger: quiet})
 	cannedSvc := &canned.Service{Store: st, Audit: auditLog, Notifier: hub}
+	insightsSvc := insights.New(st, admin, nil)
 	dash, err := dashboard.New(dashboard.Options{Audit: auditLog, Store: st, Chat: e.chat, Notifier: hub, AgentAdmin: admin, Signup: true, Logger: quiet, Sources: sourceSvc,
 		Origins: origins.NewService(st, o.clock),
 		// The webhooks pages as in production; flushes are not run here.
 		Webhooks: webhooks.New(webhooks.Options{Store: st, Queue: noQueue{}, Guard: guard, Audit: auditLog, Logger: quiet}),
-		Canned:   cannedSvc, Desk: e.desk})
+		Canned:   cannedSvc, Desk: e.desk, Insights: insightsSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dash.Stop)
 	e.handler = New(Deps{
 		Dashboard: dash, Logger: quiet, Store: st, Widget: widgetapi.New(e.chat).ResolveClients(clientip.New(trusted)), Manage: manageapi.New(st, e.chat, admin).WithSources(sourceSvc).WithRetention(&retention.Service{Store: st}).WithOrigins(origins.NewService(st, o.clock)).WithCanned(cannedSvc).WithDesk(e.desk).
-				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }).WithOffline(offlineSvc),
+				WithAudit(auditLog, func(r *http.Request) string { return clientip.New(trusted).ClientIP(r).String() }).WithOffline(offlineSvc).WithInsights(insightsSvc),
 		Limiter: limiter, ClientIP: clientip.New(trusted), Registry: e.reg, Metrics: m,
 		Lot: o.lot, CrowdedInits: o.crowdedInits,
 	})
