@@ -68,9 +68,13 @@ type AnswerInput struct {
 
 // Answer turns the open gap id into knowledge: a Q&A entry of the gap's
 // agent (through the agents' service, with its checks and bounds: a
-// *domain.KnowledgeError or *domain.KnowledgeLimitError refuses it) in
-// the language its questions were asked in, and marks every question of
-// the gap answered by it. From then on the agent answers the question
+// *domain.KnowledgeError or *domain.KnowledgeLimitError refuses it),
+// and marks every question of the gap answered by it. The entry has no
+// language, so it answers in every one: the widget's language a question
+// was recorded with is not always the language the agent searches in (it
+// reads the text: a Romanian question in an English widget is searched
+// in Romanian), and an entry tagged with the wrong one would never be
+// found. The owner may tag it on the agent's page. From then on the agent answers the question
 // (the entry is in its index) and the gap shows as resolved. It returns
 // the entry and the gap as resolved.
 func (s *Service) Answer(ctx context.Context, accountID, id string, in AnswerInput) (domain.KnowledgeEntry, Gap, error) {
@@ -85,7 +89,7 @@ func (s *Service) Answer(ctx context.Context, accountID, id string, in AnswerInp
 	if question == "" {
 		question = g.Question
 	}
-	e, err := s.agents.AddKnowledge(ctx, accountID, g.AgentID, domain.KnowledgeEntry{Kind: domain.KindQA, Question: question, Answer: answer, Lang: g.Lang})
+	e, err := s.agents.AddKnowledge(ctx, accountID, g.AgentID, domain.KnowledgeEntry{Kind: domain.KindQA, Question: question, Answer: answer})
 	if err != nil {
 		return domain.KnowledgeEntry{}, Gap{}, err
 	}

@@ -120,3 +120,41 @@ func TestInsightsAPI(t *testing.T) {
 		t.Fatalf("suggestions: %d %s", s.status, s.raw)
 	}
 }
+
+// A gap's answer is found whatever language the widget said: a Romanian
+// question typed into an English widget is searched in Romanian, and the
+// entry the answer makes has no language, so it answers there too.
+func TestGapAnswerEveryLanguage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ask := func(text, lang string) string {
+		t.Helper()
+		conv, _ := e.start()
+		r := e.do("POST", "/api/widget/chat", map[string]any{"key": e.key, "conversation_id": conv, "text": text, "lang": lang}, nil)
+		if r.status != 200 {
+			t.Fatalf("chat: %d %s", r.status, r.raw)
+		}
+		return r.str("response")
+	}
+	ask("Vindeți carduri cadou?", "en")
+	var gaps struct{ Gaps []struct{ ID string } }
+	if err := json.Unmarshal(e.api("GET", "/api/v1/insights/gaps", nil).raw, &gaps); err != nil || len(gaps.Gaps) != 1 {
+		t.Fatalf("gaps: %+v %v", gaps, err)
+	}
+	for len(e.builds) > 0 {
+		<-e.builds
+	}
+	if a := e.api("POST", "/api/v1/insights/gaps/"+gaps.Gaps[0].ID+"/answer", map[string]any{"answer": "Da, de 50 și 100 de lei."}); a.status != 201 {
+		t.Fatalf("answer: %d %s", a.status, a.raw)
+	}
+	select {
+	case <-e.builds:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the knowledge index was not rebuilt after the answer")
+	}
+	for _, lang := range []string{"en", "ro"} {
+		if got := ask("Vindeți carduri cadou?", lang); got != "Da, de 50 și 100 de lei." {
+			t.Errorf("widget in %s: told %q", lang, got)
+		}
+	}
+}
