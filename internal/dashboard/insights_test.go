@@ -28,6 +28,7 @@ func TestInsightsPage(t *testing.T) {
 	td := newTestDash(t, insightsRoutes)
 	td.d.Insights = insights.New(td.st, td.d.AgentAdmin, nil)
 	ctx := context.Background()
+	var convs []string
 	for _, q := range []string{"Do you deliver on Sundays?", "Can my order be delivered on a Sunday?", "What are your opening hours?"} {
 		res, err := td.chat.Init(ctx, chat.InitInput{Key: td.key})
 		if err != nil {
@@ -36,6 +37,13 @@ func TestInsightsPage(t *testing.T) {
 		if _, err := td.chat.Chat(ctx, chat.ChatInput{Key: td.key, ConversationID: res.ConversationID, Text: q, Lang: "en"}); err != nil {
 			t.Fatal(err)
 		}
+		convs = append(convs, res.ConversationID)
+	}
+	// An operator answered the second: "Use this reply" offers it.
+	op := td.newUser("oleg@example.com", "Oleg", td.owner.AccountID)
+	reply := "Yes, on Sundays from 10 to 16 <in Chișinău>."
+	if _, err := td.chat.OperatorReply(ctx, td.owner.AccountID, convs[1], chat.UserOperator(op), reply); err != nil {
+		t.Fatal(err)
 	}
 	owner := td.withSession(td.owner)
 	p := owner.get("/insights")
@@ -43,7 +51,7 @@ func TestInsightsPage(t *testing.T) {
 	if p.status != 200 {
 		t.Fatalf("insights: %d\n%s", p.status, text)
 	}
-	for _, want := range []string{"Conversations 3", "Resolved by AI 33.3% (1 of 3", "Unanswered 66.7% (2 of 3", "Knowledge gaps"} {
+	for _, want := range []string{"Conversations 3", "Resolved by AI 33.3% (1 of 3", "Handed to a person 33.3% (1 of 3", "Unanswered 33.3% (1 of 3", "Knowledge gaps"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page lacks %q:\n%s", want, text)
 		}
@@ -55,16 +63,27 @@ func TestInsightsPage(t *testing.T) {
 	gap := p.body[i+len(`href="`) : i+strings.Index(p.body[i:], `" `)]
 
 	// An operator reads the page, without the owners' forms.
-	op := td.withSession(td.newUser("oleg@example.com", "Oleg", td.owner.AccountID))
-	if p := op.get("/insights"); p.status != 200 || strings.Contains(p.body, "/insights/gaps/") || strings.Contains(p.body, `action="/insights/suggestions"`) {
+	opb := td.withSession(op)
+	if p := opb.get("/insights"); p.status != 200 || strings.Contains(p.body, "/insights/gaps/") || strings.Contains(p.body, `action="/insights/suggestions"`) {
 		t.Fatalf("the operator's page: %d, with the owners' forms", p.status)
 	}
-	if p := op.post(gap, url.Values{"answer": {"Yes."}}); p.status != http.StatusForbidden {
+	if p := opb.post(gap, url.Values{"answer": {"Yes."}}); p.status != http.StatusForbidden {
 		t.Fatalf("an operator answered a gap: %d", p.status)
 	}
 
 	if p := owner.get(gap); p.status != 200 || !strings.Contains(p.body, "Do you deliver on Sundays?") || !strings.Contains(p.body, "Can my order be delivered on a Sunday?") {
 		t.Fatalf("Answer this: %d\n%s", p.status, usageText(p.body))
+	}
+	// The operator's reply, offered and taken into the answer (escaped as
+	// any text).
+	if p := owner.get(gap); !strings.Contains(p.body, "Yes, on Sundays from 10 to 16 &lt;in Chișinău&gt;.") || !strings.Contains(p.body, gap+"?use=0") {
+		t.Fatalf("the operator's reply is not offered:\n%s", usageText(p.body))
+	}
+	if p := owner.get(gap + "?use=0"); !strings.Contains(p.body, ">Yes, on Sundays from 10 to 16 &lt;in Chișinău&gt;.</textarea>") {
+		t.Fatalf("Use this reply did not fill the answer:\n%s", p.body)
+	}
+	if p := owner.get(gap + "?use=7"); p.status != 200 || strings.Contains(p.body, ">Yes, on Sundays from 10 to 16 &lt;in Chișinău&gt;.</textarea>") {
+		t.Fatal("a reply that does not exist filled the answer")
 	}
 	if p := owner.post(gap, url.Values{"answer": {"  "}}); p.status != http.StatusBadRequest || !strings.Contains(p.body, "Write an answer.") {
 		t.Fatalf("an empty answer: %d", p.status)
@@ -87,7 +106,7 @@ func TestInsightsPage(t *testing.T) {
 	today := td.d.Now().UTC().Format("2006-01-02")
 	csv := owner.get("/insights.csv?from=" + today + "&to=" + today)
 	if csv.status != 200 || !strings.HasPrefix(csv.header.Get("Content-Type"), "text/csv") ||
-		!strings.HasPrefix(csv.body, "date,conversations,resolved") || !strings.Contains(csv.body, today+",3,1,0,2,0,0,0\n") {
+		!strings.HasPrefix(csv.body, "date,conversations,resolved") || !strings.Contains(csv.body, today+",3,1,1,1,0,0,0\n") {
 		t.Fatalf("CSV: %d %s\n%s", csv.status, csv.header.Get("Content-Type"), csv.body)
 	}
 	if p := owner.get("/insights?from=2026-02-30"); p.status != http.StatusBadRequest || !strings.Contains(p.body, "The period is not valid") {
