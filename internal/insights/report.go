@@ -58,14 +58,7 @@ func (s *Service) Report(ctx context.Context, accountID string, p Period) (Summa
 func summarize(p Period, r store.Report) Summary {
 	s := Summary{Period: p, Days: r.Days, Hours: r.Hours, Ratings: r.Ratings, FirstResponses: len(r.FirstResponses)}
 	for _, d := range r.Days {
-		t := &s.Totals
-		t.Conversations += d.Conversations
-		t.Resolved += d.Resolved
-		t.HandedOff += d.HandedOff
-		t.Unanswered += d.Unanswered
-		t.Abandoned += d.Abandoned
-		t.Helpful += d.Helpful
-		t.NotHelpful += d.NotHelpful
+		s.Totals.Plus(d)
 	}
 	if asked := s.Asked(); asked > 0 {
 		s.AIResolutionRate = rate(s.Totals.Resolved, asked)

@@ -16,10 +16,21 @@ func (a *API) WithInsights(svc *insights.Service) *API {
 	return a
 }
 
-// period reads from, to and agent_id of the query (insights.ParsePeriod).
-func (a *API) period(r *http.Request) (insights.Period, error) {
+// period reads from, to and agent_id of the query (insights.ParsePeriod);
+// ok false when the route is off or the period refused, the error
+// written.
+func (a *API) period(w http.ResponseWriter, r *http.Request) (p insights.Period, ok bool) {
+	if a.insights == nil {
+		httpx.Error(w, r, domain.ErrNotFound)
+		return p, false
+	}
 	q := r.URL.Query()
-	return insights.ParsePeriod(q.Get("from"), q.Get("to"), q.Get("agent_id"), time.Now())
+	p, err := insights.ParsePeriod(q.Get("from"), q.Get("to"), q.Get("agent_id"), time.Now())
+	if err != nil {
+		httpx.Error(w, r, err)
+		return p, false
+	}
+	return p, true
 }
 
 type insightsJSON struct {
@@ -73,18 +84,13 @@ type dayJSON struct {
 // Insights: the report of a period (docs/api.md "Insights"), as JSON or,
 // with format=csv, the days as CSV.
 func (a *API) Insights(w http.ResponseWriter, r *http.Request) {
-	if a.insights == nil {
-		httpx.Error(w, r, domain.ErrNotFound)
+	p, ok := a.period(w, r)
+	if !ok {
 		return
 	}
 	format := r.URL.Query().Get("format")
 	if format != "" && format != "json" && format != "csv" {
 		httpx.Error(w, r, domain.Invalid("format must be json or csv"))
-		return
-	}
-	p, err := a.period(r)
-	if err != nil {
-		httpx.Error(w, r, err)
 		return
 	}
 	s, err := a.insights.Report(r.Context(), account(r).ID, p)
@@ -169,13 +175,8 @@ func toGapJSON(g insights.Gap) gapJSON {
 
 // Gaps: the knowledge gaps of a period, the open ones first.
 func (a *API) Gaps(w http.ResponseWriter, r *http.Request) {
-	if a.insights == nil {
-		httpx.Error(w, r, domain.ErrNotFound)
-		return
-	}
-	p, err := a.period(r)
-	if err != nil {
-		httpx.Error(w, r, err)
+	p, ok := a.period(w, r)
+	if !ok {
 		return
 	}
 	gaps, err := a.insights.Gaps(r.Context(), account(r).ID, p)
@@ -239,13 +240,8 @@ type suggestionJSON struct {
 // Suggestions: Q&A entries suggested from the operators' replies of a
 // period; accepted through POST /api/v1/agents/{id}/knowledge.
 func (a *API) Suggestions(w http.ResponseWriter, r *http.Request) {
-	if a.insights == nil {
-		httpx.Error(w, r, domain.ErrNotFound)
-		return
-	}
-	p, err := a.period(r)
-	if err != nil {
-		httpx.Error(w, r, err)
+	p, ok := a.period(w, r)
+	if !ok {
 		return
 	}
 	sgs, err := a.insights.Suggestions(r.Context(), account(r).ID, p)

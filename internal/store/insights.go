@@ -87,9 +87,15 @@ type DayOutcomes struct {
 	Helpful, NotHelpful                        int
 }
 
-// Add counts one conversation c in d by its outcome and thumbs.
-func (d *DayOutcomes) Add(c domain.Conversation) {
-	d.AddOutcome(c.Outcome(), 1, c.Helpful, c.NotHelpful)
+// Plus adds the counts of o to d's.
+func (d *DayOutcomes) Plus(o DayOutcomes) {
+	d.Conversations += o.Conversations
+	d.Resolved += o.Resolved
+	d.HandedOff += o.HandedOff
+	d.Unanswered += o.Unanswered
+	d.Abandoned += o.Abandoned
+	d.Helpful += o.Helpful
+	d.NotHelpful += o.NotHelpful
 }
 
 // AddOutcome counts n conversations of outcome o, with helpful and

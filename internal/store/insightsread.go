@@ -88,22 +88,13 @@ func BuildReport(from, to time.Time, counts, rest func(*Report) error) (Report, 
 // add sums o into r, which cover the same days.
 func (r *Report) add(o Report) {
 	for i := range r.Days {
-		d, od := &r.Days[i], o.Days[i]
-		d.Conversations += od.Conversations
-		d.Resolved += od.Resolved
-		d.HandedOff += od.HandedOff
-		d.Unanswered += od.Unanswered
-		d.Abandoned += od.Abandoned
-		d.Helpful += od.Helpful
-		d.NotHelpful += od.NotHelpful
+		r.Days[i].Plus(o.Days[i])
 	}
 	for h, n := range o.Hours {
 		r.Hours[h] += n
 	}
 	r.FirstResponses = append(r.FirstResponses, o.FirstResponses...)
-	r.Ratings.Count += o.Ratings.Count
-	r.Ratings.Sum += o.Ratings.Sum
 	for i, n := range o.Ratings.Scores {
-		r.Ratings.Scores[i] += n
+		r.Ratings.Add(i+1, n)
 	}
 }
