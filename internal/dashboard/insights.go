@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -173,18 +174,29 @@ func (d *Dashboard) gapFailed(w http.ResponseWriter, r *http.Request, err error)
 	d.fail(w, r, err)
 }
 
-// AnswerGap turns the owner's answer into a knowledge entry
-// (insights.Service.Answer) and goes back to the insights page.
-func (d *Dashboard) AnswerGap(w http.ResponseWriter, r *http.Request) {
+// insightsForm reads a form that changes knowledge (an answer, a
+// suggestion) and returns the user and a context naming them for the
+// audit log; ok false when the page is off or the form unreadable (the
+// answer written).
+func (d *Dashboard) insightsForm(w http.ResponseWriter, r *http.Request) (ctx context.Context, u domain.User, ok bool) {
 	if !d.insightsOn(w, r) {
-		return
+		return nil, u, false
 	}
 	if status, key := readForm(w, r, maxReplyForm); key != "" {
 		d.render(w, r, status, "error", view{Title: "error.bad", Error: key})
+		return nil, u, false
+	}
+	u = user(r)
+	return audit.WithActor(r.Context(), d.actor(r, u)), u, true
+}
+
+// AnswerGap turns the owner's answer into a knowledge entry
+// (insights.Service.Answer) and goes back to the insights page.
+func (d *Dashboard) AnswerGap(w http.ResponseWriter, r *http.Request) {
+	ctx, u, ok := d.insightsForm(w, r)
+	if !ok {
 		return
 	}
-	u := user(r)
-	ctx := audit.WithActor(r.Context(), d.actor(r, u))
 	in := insights.AnswerInput{Question: r.PostFormValue("question"), Answer: r.PostFormValue("answer")}
 	_, _, err := d.Insights.Answer(ctx, u.AccountID, r.PathValue("id"), in)
 	if err == nil {
@@ -213,15 +225,10 @@ func (d *Dashboard) AnswerGap(w http.ResponseWriter, r *http.Request) {
 // AcceptSuggestion adds a suggested entry, as the owner left it, to the
 // agent's knowledge.
 func (d *Dashboard) AcceptSuggestion(w http.ResponseWriter, r *http.Request) {
-	if !d.insightsOn(w, r) {
+	ctx, u, ok := d.insightsForm(w, r)
+	if !ok {
 		return
 	}
-	if status, key := readForm(w, r, maxReplyForm); key != "" {
-		d.render(w, r, status, "error", view{Title: "error.bad", Error: key})
-		return
-	}
-	u := user(r)
-	ctx := audit.WithActor(r.Context(), d.actor(r, u))
 	_, err := d.Insights.Accept(ctx, u.AccountID, r.PostFormValue("agent_id"), r.PostFormValue("question"), r.PostFormValue("answer"))
 	if status, key := knowledgeRefusal(err); key != "" {
 		d.render(w, r, status, "error", view{Title: "error.bad", Error: key})
