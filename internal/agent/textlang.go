@@ -2,7 +2,8 @@ package agent
 
 import (
 	"strings"
-	"unicode"
+
+	"parley/internal/retrieval"
 )
 
 // messageLang is the language to search the knowledge in and answer in
@@ -17,15 +18,7 @@ import (
 // letters cannot tell them apart (Romanian is often typed without its
 // diacritics, and English messages name places like Bălți).
 func messageLang(text, lang string) string {
-	var cyrillic, latin int
-	for _, r := range text {
-		switch {
-		case unicode.Is(unicode.Cyrillic, r):
-			cyrillic++
-		case unicode.Is(unicode.Latin, r):
-			latin++
-		}
-	}
+	cyrillic, latin := retrieval.ScriptCounts(text)
 	switch {
 	case cyrillic > latin:
 		return "ru"

@@ -19,19 +19,7 @@ import (
 // its diacritics, so its function words ("cum", "pot", "pentru") are the
 // surer sign.
 func textLang(text, lang string) string {
-	var cyrillic, latin int
-	for _, r := range text {
-		switch {
-		case r < 0x80:
-			if 'a' <= r|0x20 && r|0x20 <= 'z' {
-				latin++
-			}
-		case unicode.Is(unicode.Cyrillic, r):
-			cyrillic++
-		case unicode.Is(unicode.Latin, r):
-			latin++
-		}
-	}
+	cyrillic, latin := retrieval.ScriptCounts(text)
 	switch {
 	case cyrillic > latin:
 		return "ru"

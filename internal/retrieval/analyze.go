@@ -194,3 +194,23 @@ func Analyze(text, lang string) []string {
 	}
 	return out
 }
+
+// ScriptCounts counts the letters of text in Cyrillic and in Latin
+// script: what tells Russian from Parley's Latin languages, for the agent's
+// choice of the language to search in and the grouping of questions.
+func ScriptCounts(text string) (cyrillic, latin int) {
+	for _, r := range text {
+		switch {
+		case r < 0x80:
+			if 'a' <= r|0x20 && r|0x20 <= 'z' {
+				latin++
+			}
+		case !unicode.IsLetter(r):
+		case letterScript(r) == scriptCyrillic:
+			cyrillic++
+		case letterScript(r) == scriptLatin:
+			latin++
+		}
+	}
+	return cyrillic, latin
+}
